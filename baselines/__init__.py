@@ -1,0 +1,32 @@
+"""Reference baselines for CLUTRR-style data: a GAT over the story graph and BiLSTMs over the text.
+
+Python API::
+
+    from baselines import train_and_evaluate
+    results = train_and_evaluate("gat", "path/to/data", epochs=20, seed=0, runs=3, out="results/")
+
+Import of torch and torch_geometric is deferred until a function needs them.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+__all__ = ["train_and_evaluate", "load_dataset", "MODELS"]
+
+MODELS = ("gat", "bilstm-attn", "bilstm-mean")
+
+if TYPE_CHECKING:  # pragma: no cover
+    from baselines.data import load_dataset
+    from baselines.train import train_and_evaluate
+
+
+def __getattr__(name: str) -> Any:
+    if name == "train_and_evaluate":
+        from baselines.train import train_and_evaluate
+
+        return train_and_evaluate
+    if name == "load_dataset":
+        from baselines.data import load_dataset
+
+        return load_dataset
+    raise AttributeError(name)

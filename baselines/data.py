@@ -1,0 +1,173 @@
+"""The one loader: CLUTRR CSV rows (ours and the released ones) to model-agnostic stories.
+
+A :class:`Story` keeps what both baselines need: the people, the directed facts with
+relation-type ids, the query pair, the label id and the tokenised text whose names are
+replaced by slots (local person indices). :mod:`baselines.graphs` and :mod:`baselines.text`
+turn stories into PyG graphs and padded token tensors.
+
+Untyped edges: the released files give a relation word for chain edges only (noise edges
+have none). Such edges are kept and typed with the extra id :data:`UNKNOWN_RELATION`
+(``len(words)``), so a noisy story keeps its noise in the graph; our own files type every edge.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from clutrr.csv_format import StoryRow, read_csv
+from clutrr.errors import UsageError
+from clutrr.kb import KB, load_kb
+
+NOISE_NAMES = {1: "clean", 2: "supporting", 3: "irrelevant", 4: "disconnected", 5: "all"}
+TOKEN_RE = re.compile(r"\[([^\[\]]+)\]|[a-z]+(?:-[a-z]+)*|\d+|[^\sa-z\d]")
+
+
+@dataclass(frozen=True)
+class LabelVocab:
+    """The shared label vocabulary: the kinship KB's relation words, in the KB's order."""
+
+    words: tuple[str, ...]
+    kb_name: str = "kinship"
+
+    @classmethod
+    def from_kb(cls, name: str = "kinship") -> "LabelVocab":
+        """The vocabulary of KB ``name`` (default: the 22 kinship words)."""
+        return cls(tuple(load_kb(name).words), name)
+
+    @property
+    def unknown_relation(self) -> int:
+        """The edge-type id of a fact with no relation word."""
+        return len(self.words)
+
+    @property
+    def num_edge_types(self) -> int:
+        """Relation words plus the unknown type."""
+        return len(self.words) + 1
+
+    def index(self, word: str) -> int:
+        """The id of a relation word (aliases such as ``neice`` accepted); KeyError if unknown."""
+        kb: KB = load_kb(self.kb_name)
+        pred, gender = kb.parse_word(word)
+        return self.words.index(kb.word(pred, gender))
+
+
+@dataclass
+class Story:
+    """One example, ready to become a graph sample or a text sample."""
+
+    id: str
+    label: int
+    k: int
+    people: list[str]
+    edges: list[tuple[int, int]]
+    edge_types: list[int]
+    query: tuple[int, int]
+    tokens: list[str]
+    slots: list[int]
+
+    def placeholder_tokens(self, assignment: list[int]) -> list[str]:
+        """The story's tokens with person ``i`` written ``@entity-{assignment[i]}``."""
+        return [f"@entity-{assignment[s]}" if s >= 0 else t for t, s in zip(self.tokens, self.slots)]
+
+
+@dataclass
+class TestSplit:
+    """One test file: its task name (``1.4``), noise family, chain length and stories."""
+
+    file: str
+    task: str
+    noise: int
+    k: int
+    stories: list[Story]
+
+
+@dataclass
+class Dataset:
+    """A data folder: one training file and its test files, sorted by (noise, k)."""
+
+    root: str
+    train_file: str
+    train: list[Story]
+    tests: list[TestSplit]
+    labels: LabelVocab
+
+
+def tokenize(text: str, people: list[str]) -> tuple[list[str], list[int]]:
+    """Lower-cased tokens of ``text`` and, per token, the index of the bracketed person or -1.
+
+    ``people`` is extended in place with any bracketed name it does not hold.
+    """
+    index = {name: i for i, name in enumerate(people)}
+    tokens: list[str] = []
+    slots: list[int] = []
+    for m in TOKEN_RE.finditer(_lower_outside_brackets(text)):
+        name = m.group(1)
+        if name is None:
+            tokens.append(m.group(0))
+            slots.append(-1)
+            continue
+        if name not in index:
+            index[name] = len(people)
+            people.append(name)
+        tokens.append("<entity>")
+        slots.append(index[name])
+    return tokens, slots
+
+
+def _lower_outside_brackets(text: str) -> str:
+    parts = re.split(r"(\[[^\[\]]+\])", text)
+    return "".join(p if p.startswith("[") else p.lower() for p in parts)
+
+
+def story_from_row(row: StoryRow, labels: LabelVocab) -> Story:
+    """Convert a parsed CSV row; raises UsageError on an unknown relation word."""
+    people = [name for name, _ in row.genders]
+    try:
+        label = labels.index(row.target)
+        types = [labels.index(w) for w in row.edge_types]
+    except KeyError as exc:
+        raise UsageError(f"row {row.id}: relation word {exc.args[0]!r} is not in the {labels.kb_name} KB") from None
+    types += [labels.unknown_relation] * (len(row.story_edges) - len(types))
+    tokens, slots = tokenize(row.story, people)
+    return Story(
+        id=row.id, label=label, k=row.k, people=people, edges=[tuple(e) for e in row.story_edges],
+        edge_types=types, query=tuple(row.query_edge), tokens=tokens, slots=slots,
+    )
+
+
+def load_stories(path: str | Path, labels: LabelVocab | None = None) -> list[Story]:
+    """Read one CLUTRR CSV file into stories."""
+    labels = labels or LabelVocab.from_kb()
+    return [story_from_row(row, labels) for row in read_csv(path)]
+
+
+def parse_task(file_name: str) -> tuple[str, int, int]:
+    """(task, noise family, k) from a file name such as ``1.4_test.csv``."""
+    task = file_name.split("_")[0]
+    noise, _, k = task.partition(".")
+    if not (noise.isdigit() and k.isdigit()):
+        raise UsageError(f"test file {file_name!r} is not named like 1.4_test.csv")
+    return task, int(noise), int(k)
+
+
+def load_dataset(root: str | Path, labels: LabelVocab | None = None, max_train: int | None = None) -> Dataset:
+    """Load a data folder holding exactly one ``*_train.csv`` and any number of ``*_test.csv``."""
+    root = Path(root)
+    if not root.is_dir():
+        raise UsageError(f"data folder {root} does not exist")
+    labels = labels or LabelVocab.from_kb()
+    trains = sorted(root.glob("*_train.csv"))
+    if len(trains) != 1:
+        raise UsageError(f"{root} must hold exactly one *_train.csv (found {len(trains)})")
+    tests = []
+    for path in root.glob("*_test.csv"):
+        task, noise, k = parse_task(path.name)
+        tests.append(TestSplit(path.name, task, noise, k, load_stories(path, labels)))
+    if not tests:
+        raise UsageError(f"{root} holds no *_test.csv")
+    tests.sort(key=lambda t: (t.noise, t.k))
+    train = load_stories(trains[0], labels)
+    if max_train is not None:
+        train = train[:max_train]
+    return Dataset(str(root), trains[0].name, train, tests, labels)

@@ -1,0 +1,3 @@
+"""clutrr: a generator of CLUTRR-style kinship reasoning benchmarks with provably right labels."""
+
+__version__ = "0.1.0"

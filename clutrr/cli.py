@@ -1,0 +1,62 @@
+"""The ``clutrr`` command line: one subcommand per module in ``clutrr.commands``.
+
+A command module defines ``NAME``, ``HELP``, ``add_arguments(parser)`` and
+``run(args) -> int``. Bad input raises UsageError (or KBError), which becomes one line on
+stderr and exit code 2.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import pkgutil
+import sys
+
+from clutrr import commands
+from clutrr.errors import UsageError
+from clutrr.kb import KBError
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but with one-line errors."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        sys.stderr.write(f"{self.prog}: error: {message}\n")
+        raise SystemExit(2)
+
+
+def _command_modules() -> list:
+    mods = [importlib.import_module(f"clutrr.commands.{m.name}") for m in pkgutil.iter_modules(commands.__path__)]
+    return sorted((m for m in mods if hasattr(m, "NAME")), key=lambda m: m.NAME)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The top-level parser with every subcommand attached."""
+    parser = _Parser(prog="clutrr", description="Generate, verify and audit CLUTRR-style kinship benchmarks.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    for mod in _command_modules():
+        p = sub.add_parser(mod.NAME, help=mod.HELP, description=mod.HELP)
+        mod.add_arguments(p)
+        p.set_defaults(_run=mod.run)
+    return parser
+
+
+def run_command(run, args: argparse.Namespace, prog: str) -> int:
+    """Run a command function, mapping user errors to one stderr line and exit code 2."""
+    try:
+        return int(run(args) or 0)
+    except (UsageError, KBError) as exc:
+        sys.stderr.write(f"{prog}: error: {exc}\n")
+        return 2
+    except KeyboardInterrupt:
+        sys.stderr.write(f"{prog}: interrupted\n")
+        return 130
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``clutrr`` console script."""
+    args = build_parser().parse_args(argv)
+    return run_command(args._run, args, f"clutrr {args.command}")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""Subcommands of the ``clutrr`` CLI, one module each (see clutrr.cli)."""

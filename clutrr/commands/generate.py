@@ -1,0 +1,114 @@
+"""``clutrr generate`` (also ``python generate.py`` and ``clutrr-generate``): write a dataset."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from clutrr.dataset import DatasetSpec, write_dataset
+from clutrr.errors import UsageError
+from clutrr.family import FamilyConfig
+from clutrr.generator import MAX_K, GeneratorConfig
+from clutrr.kb import load_kb
+from clutrr.noise import NOISE_KINDS
+
+NAME = "generate"
+HELP = "generate train/test splits of CLUTRR-style stories"
+
+
+def parse_ks(text: str) -> tuple[int, ...]:
+    """Parse '2,3', '2..10' or a mix like '2,4..6' into sorted distinct lengths."""
+    out: set[int] = set()
+    for part in text.split(","):
+        part = part.strip()
+        try:
+            if ".." in part:
+                lo, hi = part.split("..")
+                out.update(range(int(lo), int(hi) + 1))
+            elif part:
+                out.add(int(part))
+        except ValueError:
+            raise UsageError(f"bad list of lengths {text!r} (use e.g. 2,3 or 2..10)") from None
+    if not out:
+        return ()
+    bad = [k for k in out if k < 1 or k > MAX_K]
+    if bad:
+        raise UsageError(f"k must be between 1 and {MAX_K}, got {min(bad) if min(bad) < 1 else max(bad)}")
+    return tuple(sorted(out))
+
+
+def parse_noise(text: str) -> tuple[str, ...]:
+    """Parse a comma-separated list of noise types."""
+    kinds = tuple(t.strip() for t in text.split(",") if t.strip())
+    for kind in kinds:
+        if kind not in NOISE_KINDS:
+            raise UsageError(f"unknown noise type {kind!r} (choose from {', '.join(NOISE_KINDS)})")
+    return kinds
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """Options of the generate command."""
+    p.add_argument("--k", default="2,3", help="training chain lengths, e.g. 2,3 (default 2,3)")
+    p.add_argument("--test-k", default="2..10", help="test chain lengths (default 2..10)")
+    p.add_argument("--noise", default="none", help=f"noise in training stories: {'|'.join(NOISE_KINDS)} (default none)")
+    p.add_argument("--test-noise", default=None, help="comma-separated noise types of the test files (default: --noise)")
+    p.add_argument("--noise-facts", type=int, default=2, help="facts per noise type in a story (default 2)")
+    p.add_argument("--train-rows", type=int, default=5000, help="training rows per k (default 5000)")
+    p.add_argument("--test-rows", type=int, default=1000, help="test rows per k and noise type (default 1000)")
+    p.add_argument("--holdout", type=float, default=0.1, help="share of k>2 patterns kept out of training (default 0.1)")
+    p.add_argument("--seed", type=int, default=0, help="random seed: fixes every byte of the output (default 0)")
+    p.add_argument("--out", default="data/clutrr", help="output directory (default data/clutrr)")
+    p.add_argument("--force", action="store_true", help="replace an existing non-empty output directory")
+    p.add_argument("--workers", type=int, default=1, help="worker processes; output is identical for any number")
+    p.add_argument("--kb", default="kinship", help="KB: kinship or a rules file (must be sound)")
+    p.add_argument("--templates", default="synthetic", help="template bank: synthetic, paraphrase or a YAML path")
+    p.add_argument("--no-template-split", action="store_true", help="let test stories reuse train templates")
+    p.add_argument("--max-piece", type=int, default=3, help="most facts one template may cover (1-3, default 3)")
+    p.add_argument("--no-brackets", action="store_true", help="write names without [brackets]")
+    p.add_argument("--generations", type=int, default=3, help="family generations (default 3)")
+    p.add_argument("--min-children", type=int, default=1, help="fewest children per couple (default 1)")
+    p.add_argument("--max-children", type=int, default=4, help="most children per couple (default 4)")
+    p.add_argument("--p-marry", type=float, default=0.8, help="probability that a child marries (default 0.8)")
+    p.add_argument("--p-female", type=float, default=0.5, help="probability that a child is female (default 0.5)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+RUNTIME_ONLY = ("out", "workers", "force", "quiet")
+
+
+def recorded_arguments(args: argparse.Namespace) -> dict:
+    """The arguments config.json records: all but those that cannot change the data."""
+    return {k: v for k, v in vars(args).items() if not k.startswith("_") and k not in RUNTIME_ONLY}
+
+
+def run(args: argparse.Namespace) -> int:
+    """Validate the arguments, generate, and print a one-line summary."""
+    load_kb(args.kb)
+    noise = parse_noise(args.noise)
+    if len(noise) != 1:
+        raise UsageError("--noise takes exactly one noise type")
+    test_noise = parse_noise(args.test_noise) if args.test_noise is not None else noise
+    config = GeneratorConfig(
+        kb=args.kb,
+        family=FamilyConfig(args.generations, args.min_children, args.max_children, args.p_marry, args.p_female),
+        noise_facts=args.noise_facts, holdout=args.holdout, templates=args.templates,
+        template_split=not args.no_template_split, max_piece=args.max_piece, brackets=not args.no_brackets,
+    )
+    spec = DatasetSpec(
+        train_k=parse_ks(args.k), test_k=parse_ks(args.test_k), noise=noise[0], test_noise=test_noise,
+        train_rows=args.train_rows, test_rows=args.test_rows, seed=args.seed, config=config,
+    )
+    manifest = write_dataset(spec, args.out, workers=args.workers, force=args.force,
+                             progress=not args.quiet, args=recorded_arguments(args))
+    rows = sum(f["rows"] for f in manifest["files"].values())
+    print(f"wrote {rows} rows in {len(manifest['files'])} files to {args.out}", file=sys.stderr)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of ``python generate.py`` and the ``clutrr-generate`` script."""
+    from clutrr.cli import _Parser, run_command
+
+    parser = _Parser(prog="generate.py", description=HELP)
+    add_arguments(parser)
+    args = parser.parse_args(argv)
+    return run_command(run, args, "generate.py")

@@ -1,0 +1,68 @@
+"""``clutrr verify PATH...``: re-derive every row's target under a KB and report per file."""
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from clutrr.errors import UsageError
+from clutrr.kb import load_kb
+from clutrr.verify import VERDICTS, summarize, verify_file
+
+NAME = "verify"
+HELP = "re-derive each row's target from its edges and genders with a KB and report per file"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """Options of the verify command."""
+    p.add_argument("paths", nargs="+", help="CSV files or directories holding them")
+    p.add_argument("--kb", default="kinship", help="kinship, clutrr_v1 or a rules file (default kinship)")
+    p.add_argument("--show", type=int, default=3, help="rows to list per file and verdict (default 3)")
+    p.add_argument("--json", dest="json_out", default=None, help="also write the full report to this JSON file")
+
+
+def _csv_files(paths: list[str]) -> list[Path]:
+    files: list[Path] = []
+    for text in paths:
+        p = Path(text)
+        if p.is_dir():
+            found = sorted(p.rglob("*.csv"))
+            if not found:
+                raise UsageError(f"no CSV files under {p}")
+            files += found
+        elif p.is_file():
+            files.append(p)
+        else:
+            raise UsageError(f"no such file or directory: {p}")
+    return files
+
+
+def run(args: argparse.Namespace) -> int:
+    """Verify each file, print a table and examples; exit 1 if any row is not entailed."""
+    kb = load_kb(args.kb)
+    files = _csv_files(args.paths)
+    report = {}
+    total = dict.fromkeys(VERDICTS, 0)
+    print(f"KB: {kb.name} ({'sound' if kb.sound else 'UNSOUND'})")
+    print(f"{'file':48s} {'rows':>6s} " + " ".join(f"{v:>12s}" for v in VERDICTS))
+    for f in files:
+        verdicts = verify_file(kb, f)
+        counts = summarize(verdicts)
+        for k, v in counts.items():
+            total[k] += v
+        report[str(f)] = {"counts": counts, "rows": [vars(v) for v in verdicts if v.verdict != "entailed"]}
+        print(f"{str(f)[-48:]:48s} {len(verdicts):6d} " + " ".join(f"{counts[v]:12d}" for v in VERDICTS))
+        for verdict in VERDICTS[1:]:
+            shown = [v for v in verdicts if v.verdict == verdict][: args.show]
+            for v in shown:
+                extra = f" derived {v.derived}" if v.derived else ""
+                print(f"    {verdict}: row {v.row} target {v.target!r}{extra}{' ' + v.detail if v.detail else ''}")
+    n = sum(total.values())
+    print(f"{'TOTAL':48s} {n:6d} " + " ".join(f"{total[v]:12d}" for v in VERDICTS))
+    derivable = total["entailed"] + total["ambiguous"]
+    if n:
+        print(f"target derivable: {derivable}/{n} ({derivable / n:.1%}); uniquely entailed: "
+              f"{total['entailed']}/{n} ({total['entailed'] / n:.1%})")
+    if args.json_out:
+        Path(args.json_out).write_text(json.dumps({"kb": kb.name, "total": total, "files": report}, indent=1))
+    return 0 if total["entailed"] == n else 1

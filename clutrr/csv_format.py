@@ -1,0 +1,167 @@
+"""Read and write CLUTRR CSV files in the original schema (ours and the released ones).
+
+Python-literal fields (query, proof_state, story_edges, ...) are written with ``repr`` and
+read with ``ast.literal_eval``, as the original generator's files are.
+"""
+from __future__ import annotations
+
+import ast
+import csv
+import io
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator
+
+COLUMNS = (
+    "id", "story", "query", "text_query", "target", "text_target", "clean_story", "proof_state",
+    "f_comb", "task_name", "story_edges", "edge_types", "query_edge", "genders", "syn_story",
+    "node_mapping", "task_split",
+)
+
+csv.field_size_limit(1 << 24)
+
+
+class RowParseError(ValueError):
+    """A CSV row whose fields cannot be parsed."""
+
+
+@dataclass
+class StoryRow:
+    """One CLUTRR example as stored in a CSV row, with literal fields parsed.
+
+    ``query`` is (head, tail) and ``target`` is what tail is to head. ``story_edges`` index
+    into ``genders`` (a list of (name, gender) pairs); ``edge_types[i]`` is the relation
+    word of ``story_edges[i]``: in the released files only the chain edges have one.
+    """
+
+    id: str
+    story: str
+    query: tuple[str, str]
+    target: str
+    clean_story: str
+    proof_state: list
+    f_comb: str
+    task_name: str
+    story_edges: list[tuple[int, int]]
+    edge_types: list[str]
+    query_edge: tuple[int, int]
+    genders: list[tuple[str, str]]
+    node_mapping: dict
+    task_split: str
+    text_target: list[str] = field(default_factory=list)
+    text_query: str = ""
+    syn_story: str = ""
+
+    @property
+    def k(self) -> int:
+        """Chain length: the number of relation words in ``f_comb``."""
+        return len(split_f_comb(self.f_comb))
+
+
+def split_f_comb(f_comb: str, words: set[str] | None = None) -> list[str]:
+    """Split a pattern like ``son-in-law-brother`` into its relation words."""
+    from clutrr.kb import load_kb
+
+    vocab = words if words is not None else set(load_kb("clutrr_v1").word_index)
+    parts = f_comb.split("-")
+    out: list[str] = []
+    i = 0
+    while i < len(parts):
+        for j in (3, 1):
+            cand = "-".join(parts[i:i + j])
+            if cand in vocab or j == 1:
+                out.append(cand)
+                i += j
+                break
+    return out
+
+
+def _literal(text: str, name: str):
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError) as exc:
+        raise RowParseError(f"column {name!r} is not a Python literal: {text[:60]!r}") from exc
+
+
+def parse_genders(text: str) -> list[tuple[str, str]]:
+    """Parse ``Name:gender,Name:gender``."""
+    out = []
+    for item in text.split(","):
+        name, sep, gender = item.partition(":")
+        if not sep or gender not in ("male", "female"):
+            raise RowParseError(f"column 'genders' has a bad entry {item!r}")
+        out.append((name, gender))
+    return out
+
+
+def parse_row(rec: dict[str, str]) -> StoryRow:
+    """Turn a raw CSV record (column name -> text) into a StoryRow."""
+    missing = [c for c in COLUMNS if c not in rec]
+    if missing:
+        raise RowParseError(f"missing columns {missing}")
+    query = _literal(rec["query"], "query")
+    edges = [tuple(e) for e in _literal(rec["story_edges"], "story_edges")]
+    types = list(_literal(rec["edge_types"], "edge_types"))
+    qedge = tuple(_literal(rec["query_edge"], "query_edge"))
+    text_target = _literal(rec["text_target"], "text_target") if rec["text_target"] else []
+    proof = _literal(rec["proof_state"], "proof_state") if rec["proof_state"] else []
+    mapping = _literal(rec["node_mapping"], "node_mapping") if rec["node_mapping"] else {}
+    genders = parse_genders(rec["genders"])
+    n = len(genders)
+    if len(query) != 2 or len(qedge) != 2 or any(not (0 <= i < n) for e in [*edges, qedge] for i in e):
+        raise RowParseError("query or edges refer to people missing from 'genders'")
+    return StoryRow(
+        id=rec["id"], story=rec["story"], query=tuple(query), target=rec["target"],
+        clean_story=rec["clean_story"], proof_state=proof, f_comb=rec["f_comb"],
+        task_name=rec["task_name"], story_edges=edges, edge_types=types, query_edge=qedge,
+        genders=genders, node_mapping=mapping, task_split=rec["task_split"],
+        text_target=list(text_target), text_query=rec.get("text_query", ""), syn_story=rec.get("syn_story", ""),
+    )
+
+
+def iter_records(path: str | Path) -> Iterator[tuple[int, dict[str, str]]]:
+    """Yield (row number, raw record) pairs from a CLUTRR CSV file."""
+    with open(path, newline="", encoding="utf-8") as fh:
+        reader = csv.DictReader(fh)
+        for i, rec in enumerate(reader):
+            yield i, rec
+
+
+def read_csv(path: str | Path) -> list[StoryRow]:
+    """Read every row of a CLUTRR CSV file; raises RowParseError naming the bad row."""
+    rows = []
+    for i, rec in iter_records(path):
+        try:
+            rows.append(parse_row(rec))
+        except RowParseError as exc:
+            raise RowParseError(f"{path}: row {i}: {exc}") from None
+    return rows
+
+
+def row_fields(row: StoryRow) -> list[str]:
+    """The CSV cells of ``row`` in column order, literals written as the original does."""
+    return [
+        row.id, row.story, repr(tuple(row.query)), row.text_query, row.target, repr(list(row.text_target)),
+        row.clean_story, repr(row.proof_state), row.f_comb, row.task_name,
+        repr([tuple(e) for e in row.story_edges]), repr(list(row.edge_types)), repr(tuple(row.query_edge)),
+        ",".join(f"{n}:{g}" for n, g in row.genders), row.syn_story, repr(row.node_mapping), row.task_split,
+    ]
+
+
+class CsvWriter:
+    """Stream StoryRows to a CSV file with the original header and a leading index column."""
+
+    def __init__(self, fh: io.TextIOBase) -> None:
+        self._writer = csv.writer(fh, lineterminator="\n")
+        self._writer.writerow(["", *COLUMNS])
+        self._n = 0
+
+    def write(self, row: StoryRow) -> None:
+        """Append one row."""
+        self._writer.writerow([self._n, *row_fields(row)])
+        self._n += 1
+
+    @property
+    def count(self) -> int:
+        """Rows written so far."""
+        return self._n

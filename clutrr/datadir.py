@@ -1,0 +1,100 @@
+"""Dataset folders for the diagnostics: find and read their CSV splits, write outputs atomically.
+
+A dataset folder holds CLUTRR CSV files such as ``1.2,1.3_train.csv`` and ``1.2_test.csv``;
+each file is one split, named by its stem. Outputs are staged in a temporary folder and
+moved into place only once everything has been written, so a failure leaves nothing behind.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from clutrr.csv_format import RowParseError, StoryRow, read_csv
+from clutrr.errors import UsageError
+
+
+@dataclass
+class Split:
+    """One CSV file of a dataset folder."""
+
+    name: str  # the file stem, e.g. "1.2_test"
+    path: Path
+    rows: list[StoryRow]
+
+    @property
+    def is_train(self) -> bool:
+        """True for a training file (``*_train.csv``, or rows marked ``train``)."""
+        if self.name.endswith("_train"):
+            return True
+        if self.name.endswith("_test"):
+            return False
+        return bool(self.rows) and all(r.task_split == "train" for r in self.rows)
+
+
+def _split_key(path: Path) -> tuple:
+    """Train files first, then test files by their k (1.2 before 1.10), then by name."""
+    stem = path.stem
+    head = stem.split("_")[0].split(",")[0]
+    parts = head.split(".")
+    k = int(parts[-1]) if len(parts) == 2 and parts[-1].isdigit() else 0
+    return (0 if stem.endswith("_train") else 1, k, stem)
+
+
+def load_splits(directory: str | Path) -> list[Split]:
+    """Read every ``*.csv`` in ``directory``; raises UsageError for a missing or empty folder."""
+    root = Path(directory)
+    if not root.is_dir():
+        raise UsageError(f"{root}: no such directory")
+    paths = sorted(root.glob("*.csv"), key=_split_key)
+    if not paths:
+        raise UsageError(f"{root}: no CSV files found")
+    splits = []
+    for path in paths:
+        try:
+            rows = read_csv(path)
+        except (RowParseError, UnicodeDecodeError) as exc:
+            raise UsageError(f"{path}: not a CLUTRR CSV ({str(exc).splitlines()[0][:120]})") from None
+        splits.append(Split(path.stem, path, rows))
+    if not any(s.rows for s in splits):
+        raise UsageError(f"{root}: the CSV files hold no rows")
+    return splits
+
+
+class StagedDir:
+    """Write files into a hidden staging folder, then move them into ``target`` on commit.
+
+    Use as a context manager: on an exception the staging folder is removed and ``target``
+    is left untouched.
+    """
+
+    def __init__(self, target: str | Path, force: bool = False) -> None:
+        self.target = Path(target)
+        if self.target.exists() and not self.target.is_dir():
+            raise UsageError(f"{self.target}: exists and is not a directory")
+        if self.target.is_dir() and any(self.target.iterdir()) and not force:
+            raise UsageError(f"{self.target}: directory is not empty (use --force to overwrite)")
+        self.target.parent.mkdir(parents=True, exist_ok=True)
+        self.path = Path(tempfile.mkdtemp(prefix=f".{self.target.name}.", dir=self.target.parent))
+
+    def __enter__(self) -> "StagedDir":
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is None:
+            self.commit()
+        shutil.rmtree(self.path, ignore_errors=True)
+
+    def file(self, name: str) -> Path:
+        """The staging path of output file ``name``."""
+        return self.path / name
+
+    def commit(self) -> None:
+        """Move the staged files into the target folder (each move is atomic)."""
+        if not self.target.exists():
+            os.replace(self.path, self.target)
+            return
+        for item in sorted(self.path.iterdir()):
+            os.replace(item, self.target / item.name)

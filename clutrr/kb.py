@@ -1,0 +1,258 @@
+"""Kinship knowledge bases: relation predicates, their gendered words, and composition rules.
+
+A KB file is YAML (see ``kb_rules/kinship.yaml``). A relation fact ``(a, r, b)`` reads
+"b is a's r"; a rule ``r1 . r2 -> r`` says: for distinct people x, y, z, if y is x's r1
+and z is y's r2 then z is x's r.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+import yaml
+
+from clutrr.paths import data_dir
+
+GENDERS = ("male", "female")
+RULE_RE = re.compile(r"^\s*([\w-]+)\s*\.\s*([\w-]+)\s*->\s*([\w-]+)\s*$")
+
+
+class KBError(ValueError):
+    """A rules file failed validation; the message names the file and the rule."""
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """A YAML loader that refuses duplicate mapping keys instead of keeping the last."""
+
+
+def _construct_unique_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode, deep: bool = False) -> dict:
+    seen: dict = {}
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=deep)
+        if key in seen:
+            raise KBError(f"line {key_node.start_mark.line + 1}: duplicate key {key!r}")
+        seen[key] = True
+    return loader.construct_mapping(node, deep=deep)
+
+
+_UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_unique_mapping)
+
+
+@dataclass(frozen=True)
+class Predicate:
+    """A gender-neutral relation such as ``child``, with its gendered surface words."""
+
+    name: str
+    index: int
+    words: tuple[str, str]
+    inverse: int  # -1 when the KB declares none
+    definition: str | None
+
+
+@dataclass
+class KB:
+    """A loaded, validated knowledge base."""
+
+    name: str
+    path: str
+    sound: bool
+    description: str
+    world_model: str
+    predicates: list[Predicate]
+    rules: dict[tuple[int, int], int]
+    aliases: dict[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.index = {p.name: p.index for p in self.predicates}
+        self.word_index: dict[str, tuple[int, int]] = {}
+        for p in self.predicates:
+            for g, w in enumerate(p.words):
+                self.word_index[w] = (p.index, g)
+        for alias, word in self.aliases.items():
+            self.word_index[alias] = self.word_index[word]
+        n = len(self.predicates)
+        self.table = [[-1] * n for _ in range(n)]
+        for (a, b), c in self.rules.items():
+            self.table[a][b] = c
+        self._set_cache: dict[tuple[int, int], int] = {}
+        self._by_head: dict[int, list[tuple[int, int]]] = {}
+        for pair, c in sorted(self.rules.items()):
+            self._by_head.setdefault(c, []).append(pair)
+
+    @property
+    def words(self) -> list[str]:
+        """All gendered relation words (the label vocabulary), predicate by predicate."""
+        return [w for p in self.predicates for w in p.words]
+
+    def word(self, pred: int, gender: int) -> str:
+        """The word for predicate ``pred`` when the person who is that relation has ``gender``."""
+        return self.predicates[pred].words[gender]
+
+    def parse_word(self, word: str) -> tuple[int, int]:
+        """(predicate index, gender index) of a relation word; raises KeyError if unknown."""
+        return self.word_index[word.strip().lower()]
+
+    def compose(self, a: int, b: int) -> int:
+        """The predicate that ``a`` then ``b`` gives, or -1 when no rule applies."""
+        return self.table[a][b]
+
+    def compose_sets(self, a_bits: int, b_bits: int) -> int:
+        """Compose two sets of predicates given as bitmasks; the result is a bitmask."""
+        key = (a_bits, b_bits)
+        hit = self._set_cache.get(key)
+        if hit is not None:
+            return hit
+        out = 0
+        for a in _bits(a_bits):
+            row = self.table[a]
+            for b in _bits(b_bits):
+                c = row[b]
+                if c >= 0:
+                    out |= 1 << c
+        self._set_cache[key] = out
+        return out
+
+    def rules_for(self, head: int) -> list[tuple[int, int]]:
+        """All (r1, r2) with r1 . r2 -> head."""
+        return list(self._by_head.get(head, ()))
+
+
+def _bits(mask: int) -> list[int]:
+    out = []
+    i = 0
+    while mask:
+        if mask & 1:
+            out.append(i)
+        mask >>= 1
+        i += 1
+    return out
+
+
+def bits(mask: int) -> list[int]:
+    """Indices of the set bits of ``mask``, lowest first."""
+    return _bits(mask)
+
+
+BUILTIN = ("kinship", "clutrr_v1")
+
+
+def resolve_kb_path(name_or_path: str | Path) -> Path:
+    """Map a built-in KB name (``kinship``, ``clutrr_v1``) or a file path to a path."""
+    text = str(name_or_path)
+    if text in BUILTIN:
+        return data_dir("kb_rules") / f"{text}.yaml"
+    return Path(text)
+
+
+@lru_cache(maxsize=16)
+def load_kb(name_or_path: str = "kinship") -> KB:
+    """Load and validate a KB by built-in name or path. Raises KBError on any defect."""
+    path = resolve_kb_path(name_or_path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise KBError(f"{path}: cannot read rules file ({exc.strerror})") from exc
+    try:
+        return parse_kb(text, str(path))
+    except KBError as exc:
+        msg = str(exc)
+        raise KBError(msg if msg.startswith(str(path)) else f"{path}: {msg}") from None
+
+
+def parse_kb(text: str, path: str = "<string>") -> KB:
+    """Parse and validate KB YAML text; ``path`` is used in error messages."""
+    try:
+        root = yaml.compose(text, Loader=_UniqueKeyLoader)
+        data = yaml.load(text, Loader=_UniqueKeyLoader)
+    except yaml.YAMLError as exc:
+        raise KBError(f"{path}: not valid YAML ({str(exc).splitlines()[0]})") from None
+    if not isinstance(data, dict):
+        raise KBError(f"{path}: expected a mapping at the top level")
+    for key in ("name", "predicates", "rules"):
+        if key not in data:
+            raise KBError(f"{path}: missing top-level key {key!r}")
+    preds_raw = data["predicates"]
+    if not isinstance(preds_raw, dict) or not preds_raw:
+        raise KBError(f"{path}: 'predicates' must be a non-empty mapping")
+    names = list(preds_raw)
+    index = {n: i for i, n in enumerate(names)}
+    predicates: list[Predicate] = []
+    seen_words: dict[str, str] = {}
+    for name, spec in preds_raw.items():
+        spec = spec or {}
+        words = spec.get("words") or {}
+        for g in GENDERS:
+            if not words.get(g):
+                raise KBError(f"{path}: predicate {name!r} has no {g} word")
+        for g in GENDERS:
+            w = str(words[g])
+            if w in seen_words:
+                raise KBError(f"{path}: word {w!r} is used by both {seen_words[w]!r} and {name!r}")
+            seen_words[w] = name
+        if spec.get("symmetric"):
+            inverse = name
+        else:
+            if "inverse" not in spec:
+                raise KBError(f"{path}: predicate {name!r} declares neither an inverse nor symmetric: true")
+            inverse = spec["inverse"]
+            if inverse is not None and inverse not in index:
+                raise KBError(f"{path}: predicate {name!r} has unknown inverse {inverse!r}")
+        predicates.append(
+            Predicate(
+                name, index[name], (str(words["male"]), str(words["female"])),
+                -1 if inverse is None else index[inverse], spec.get("define"),
+            )
+        )
+    for p in predicates:
+        if p.inverse < 0:
+            continue
+        back = predicates[p.inverse]
+        if back.inverse != p.index:
+            raise KBError(f"{path}: inverse of {p.name!r} is {back.name!r}, whose inverse is not {p.name!r}")
+    rules: dict[tuple[int, int], int] = {}
+    rule_lines: dict[tuple[int, int], tuple[int, str]] = {}
+    raw_rules = data["rules"] or []
+    rule_nodes = _rule_nodes(root)
+    for i, rule in enumerate(raw_rules):
+        line = rule_nodes[i] if i < len(rule_nodes) else 0
+        where = f"{path}:{line}"
+        m = RULE_RE.match(str(rule))
+        if not m:
+            raise KBError(f"{where}: rule {rule!r} is not of the form 'r1 . r2 -> r'")
+        for part in m.groups():
+            if part not in index:
+                raise KBError(f"{where}: rule {rule!r} uses unknown predicate {part!r}")
+        a, b, c = (index[x] for x in m.groups())
+        if (a, b) in rules:
+            prev_line, prev = rule_lines[(a, b)]
+            if rules[(a, b)] != c:
+                raise KBError(f"{where}: rule {rule!r} conflicts with {prev!r} (line {prev_line})")
+            raise KBError(f"{where}: rule {rule!r} repeats {prev!r} (line {prev_line})")
+        rules[(a, b)] = c
+        rule_lines[(a, b)] = (line, str(rule))
+    aliases = {str(k): str(v) for k, v in (data.get("aliases") or {}).items()}
+    for alias, word in aliases.items():
+        if word not in seen_words:
+            raise KBError(f"{path}: alias {alias!r} points to unknown word {word!r}")
+    return KB(
+        name=str(data["name"]),
+        path=path,
+        sound=bool(data.get("sound", False)),
+        description=str(data.get("description", "")).strip(),
+        world_model=str(data.get("world_model", "")).strip(),
+        predicates=predicates,
+        rules=rules,
+        aliases=aliases,
+    )
+
+
+def _rule_nodes(root: yaml.Node | None) -> list[int]:
+    """1-based line numbers of the entries of the top-level 'rules' list."""
+    if not isinstance(root, yaml.MappingNode):
+        return []
+    for key, value in root.value:
+        if getattr(key, "value", None) == "rules" and isinstance(value, yaml.SequenceNode):
+            return [item.start_mark.line + 1 for item in value.value]
+    return []

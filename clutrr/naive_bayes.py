@@ -1,0 +1,50 @@
+"""A multinomial Naive Bayes classifier over bags of string features (the audit's baselines)."""
+from __future__ import annotations
+
+from collections import Counter
+from typing import Iterable, Sequence
+
+import numpy as np
+
+
+class MultinomialNB:
+    """Multinomial Naive Bayes with add-``alpha`` smoothing; features unseen in training are ignored.
+
+    Ties between labels go to the label first in sorted order, so predictions are deterministic.
+    """
+
+    def __init__(self, alpha: float = 1.0) -> None:
+        self.alpha = alpha
+        self.labels: list[str] = []
+        self.vocab: dict[str, int] = {}
+        self._log_prior = np.zeros(0)
+        self._log_lik = np.zeros((0, 0))
+
+    def fit(self, features: Sequence[Iterable[str]], labels: Sequence[str]) -> "MultinomialNB":
+        """Learn label priors and per-label feature distributions."""
+        if len(features) != len(labels) or not labels:
+            raise ValueError("need the same, non-zero number of feature bags and labels")
+        self.labels = sorted(set(labels))
+        lab_index = {lab: i for i, lab in enumerate(self.labels)}
+        bags = [Counter(f) for f in features]
+        self.vocab = {w: i for i, w in enumerate(sorted({w for bag in bags for w in bag}))}
+        counts = np.zeros((len(self.labels), len(self.vocab)))
+        prior = np.zeros(len(self.labels))
+        for bag, lab in zip(bags, labels):
+            c = lab_index[lab]
+            prior[c] += 1
+            for w, n in bag.items():
+                counts[c, self.vocab[w]] += n
+        self._log_prior = np.log(prior / prior.sum())
+        smoothed = counts + self.alpha
+        self._log_lik = np.log(smoothed / smoothed.sum(axis=1, keepdims=True))
+        return self
+
+    def predict(self, features: Sequence[Iterable[str]]) -> list[str]:
+        """The most probable label of each feature bag."""
+        out = []
+        for bag in features:
+            ids = [self.vocab[w] for w in bag if w in self.vocab]
+            scores = self._log_prior + self._log_lik[:, ids].sum(axis=1)
+            out.append(self.labels[int(np.argmax(scores))])
+        return out

@@ -1,0 +1,13 @@
+"""Common gendered first names, shipped with the package, for naming story characters."""
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+_DATA = Path(__file__).resolve().parent / "data"
+
+
+@lru_cache(maxsize=1)
+def load_names() -> dict[str, list[str]]:
+    """{"male": [...], "female": [...]}: sorted, distinct, disjoint lists of first names."""
+    return {g: (_DATA / f"names_{g}.txt").read_text(encoding="utf-8").split() for g in ("male", "female")}

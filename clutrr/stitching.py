@@ -1,0 +1,88 @@
+"""Render a path of facts as text by covering it with templates of 1..max_piece facts."""
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass
+
+from clutrr.templates import Bank
+
+_PLACEHOLDER = re.compile(r"\{([A-D])\}")
+GENDER_NAMES = ("male", "female")
+
+
+@dataclass(frozen=True)
+class Piece:
+    """Rendered text for consecutive facts ``facts`` (indices into the story's edges)."""
+
+    text: str
+    template_id: str
+    facts: tuple[int, ...]
+
+
+class NoCoverError(ValueError):
+    """No cover of the path by templates exists (a relation word has no 1-fact template)."""
+
+
+def sample_cover(bank: Bank, words: list[str], head_genders: list[str], max_piece: int, rng: random.Random) -> list[int]:
+    """Piece lengths covering ``words``, drawn uniformly among all valid covers.
+
+    A piece of length L at position i is valid when the bank has a template for
+    ``words[i:i+L]`` that fits the gender of the piece's first entity.
+    """
+    n = len(words)
+    longest = min(max_piece, bank.max_len)
+    valid = [[L for L in range(1, longest + 1) if i + L <= n and bank.choices(tuple(words[i:i + L]), head_genders[i])]
+             for i in range(n)]
+    count = [0] * (n + 1)
+    count[n] = 1
+    for i in range(n - 1, -1, -1):
+        count[i] = sum(count[i + L] for L in valid[i])
+    if count[0] == 0:
+        missing = [words[i] for i in range(n) if 1 not in valid[i]]
+        raise NoCoverError(f"no template covers the relation word(s) {missing}")
+    lengths = []
+    i = 0
+    while i < n:
+        pick = rng.randrange(count[i])
+        for L in valid[i]:
+            if pick < count[i + L]:
+                lengths.append(L)
+                i += L
+                break
+            pick -= count[i + L]
+    return lengths
+
+
+def mention(name: str, brackets: bool) -> str:
+    """How a name appears in a story."""
+    return f"[{name}]" if brackets else name
+
+
+def render_path(
+    bank: Bank,
+    edges: list[int],
+    people: list[int],
+    words: list[str],
+    names: list[str],
+    genders: list[int],
+    rng: random.Random,
+    max_piece: int = 3,
+    brackets: bool = True,
+) -> list[Piece]:
+    """Render consecutive facts: fact i says "people[i+1] is people[i]'s words[i]".
+
+    ``edges[i]`` is the story-edge index of fact i; ``names``/``genders`` are indexed by
+    person (story index).
+    """
+    head_genders = [GENDER_NAMES[genders[p]] for p in people[:-1]]
+    pieces = []
+    i = 0
+    for L in sample_cover(bank, words, head_genders, max_piece, rng):
+        clause = tuple(words[i:i + L])
+        template = rng.choice(bank.choices(clause, head_genders[i]))
+        ents = people[i:i + L + 1]
+        text = _PLACEHOLDER.sub(lambda m: mention(names[ents[ord(m.group(1)) - 65]], brackets), template.text)
+        pieces.append(Piece(text, template.id, tuple(edges[i:i + L])))
+        i += L
+    return pieces

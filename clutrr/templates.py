@@ -1,0 +1,113 @@
+"""Template banks: story templates keyed by clause (the relation words of 1-3 facts).
+
+The format is described in ``paraphrases/README.md``. A template's id is a short hash of
+its clause, gender key and text, so ids survive reordering and additions.
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import yaml
+
+from clutrr.paths import data_dir
+
+GENDER_KEYS = ("any", "male", "female")
+
+
+@dataclass(frozen=True)
+class Template:
+    """One template: ``text`` has placeholders {A}..{D}; ``gender`` constrains A (any/male/female)."""
+
+    id: str
+    clause: tuple[str, ...]
+    gender: str
+    text: str
+    source: str
+
+    def fits(self, head_gender: str) -> bool:
+        """Whether the template may render a clause whose first entity has ``head_gender``."""
+        return self.gender == "any" or self.gender == head_gender
+
+
+def template_id(clause: tuple[str, ...], gender: str, text: str) -> str:
+    """A stable id: the clause, then 8 hex digits of a hash of gender and text."""
+    digest = hashlib.blake2b(f"{'-'.join(clause)}|{gender}|{text}".encode(), digest_size=4).hexdigest()
+    return f"{'-'.join(clause)}#{digest}"
+
+
+class Bank:
+    """Templates indexed by clause."""
+
+    def __init__(self, templates: list[Template], name: str = "bank") -> None:
+        self.name = name
+        self.by_clause: dict[tuple[str, ...], list[Template]] = {}
+        for t in templates:
+            self.by_clause.setdefault(t.clause, []).append(t)
+        self.max_len = max((len(c) for c in self.by_clause), default=0)
+
+    def __len__(self) -> int:
+        return sum(len(v) for v in self.by_clause.values())
+
+    def templates(self) -> list[Template]:
+        """Every template, clause by clause."""
+        return [t for ts in self.by_clause.values() for t in ts]
+
+    def choices(self, clause: tuple[str, ...], head_gender: str) -> list[Template]:
+        """Templates that can render ``clause`` with a first entity of ``head_gender``."""
+        return [t for t in self.by_clause.get(clause, ()) if t.fits(head_gender)]
+
+    def split(self, seed: int, test_fraction: float = 0.2) -> tuple["Bank", "Bank"]:
+        """A fixed, seeded (train, test) split of each clause's templates.
+
+        A clause with n >= 2 templates sends round(n * test_fraction) of them (at least one)
+        to test; a clause with a single template keeps it in train only.
+        """
+        train: list[Template] = []
+        test: list[Template] = []
+        for clause, ts in self.by_clause.items():
+            order = sorted(ts, key=lambda t: hashlib.blake2b(f"{seed}|{t.id}".encode(), digest_size=8).digest())
+            n_test = max(1, round(len(ts) * test_fraction)) if len(ts) >= 2 else 0
+            test += order[:n_test]
+            train += order[n_test:]
+        return Bank(train, f"{self.name}:train"), Bank(test, f"{self.name}:test")
+
+
+def parse_bank_file(path: Path) -> list[Template]:
+    """Read one YAML file of clause blocks."""
+    data = yaml.safe_load(path.read_text(encoding="utf-8")) or []
+    if not isinstance(data, list):
+        raise ValueError(f"{path}: expected a list of clause blocks")
+    out = []
+    for block in data:
+        if not isinstance(block, dict) or "clause" not in block:
+            raise ValueError(f"{path}: every block needs a 'clause' key")
+        clause = tuple(split_clause(str(block["clause"])))
+        for g in GENDER_KEYS:
+            for text in block.get(g) or []:
+                out.append(Template(template_id(clause, g, str(text)), clause, g, str(text), str(path)))
+    return out
+
+
+def split_clause(key: str) -> list[str]:
+    """Split ``brother-son-in-law`` into relation words (hyphenated words kept whole)."""
+    from clutrr.csv_format import split_f_comb
+
+    return split_f_comb(key)
+
+
+@lru_cache(maxsize=8)
+def load_bank(source: str = "synthetic") -> Bank:
+    """Load ``synthetic`` (one-fact sentences), ``paraphrase`` (the bank), or a YAML file/dir."""
+    root = data_dir("paraphrases")
+    if source == "synthetic":
+        paths = [root / "synthetic.yaml"]
+    elif source == "paraphrase":
+        paths = sorted(p for sub in ("k1", "k2", "k3") for p in (root / sub).glob("*.yaml"))
+    else:
+        p = Path(source)
+        paths = sorted(p.rglob("*.yaml")) if p.is_dir() else [p]
+    templates = [t for p in paths for t in parse_bank_file(p)]
+    return Bank(templates, source)
