@@ -9,6 +9,9 @@ import hashlib
 import random
 import uuid
 from dataclasses import dataclass, field
+from functools import lru_cache
+
+import yaml
 
 from clutrr.chainer import Chain, backward_chain, pick_pair, present_targets
 from clutrr.csv_format import StoryRow
@@ -104,12 +107,28 @@ def _kb(config: GeneratorConfig) -> KB:
 
 
 def banks(config: GeneratorConfig, seed: int) -> dict[str, Bank]:
-    """The template bank each split draws from (split 80/20 when template_split is on)."""
-    bank = load_bank(config.templates)
-    if not config.template_split:
-        return {"train": bank, "test": bank}
-    train, test = bank.split(seed)
-    return {"train": train, "test": test}
+    """The template bank each split draws from (split 80/20 when template_split is on).
+
+    Raises UsageError when the bank named by ``config.templates`` cannot be read, or when
+    a split lacks a one-fact template for a relation word of the KB (a story using that
+    word could not be rendered).
+    """
+    return dict(_split_banks(config.templates, config.template_split, seed, config.kb))
+
+
+@lru_cache(maxsize=8)
+def _split_banks(source: str, template_split: bool, seed: int, kb_name: str) -> tuple[tuple[str, Bank], ...]:
+    try:
+        bank = load_bank(source)
+    except (OSError, ValueError, yaml.YAMLError) as exc:
+        raise UsageError(f"cannot load templates {source!r}: {exc}") from None
+    parts = bank.split(seed) if template_split else (bank, bank)
+    kb = load_kb(kb_name)
+    for split, part in zip(SPLITS, parts):
+        missing = [w for w in kb.words if not any(part.choices((w,), g) for g in GENDER_NAMES)]
+        if missing:
+            raise UsageError(f"templates {source!r} ({split} split) have no one-fact template for {', '.join(missing)}")
+    return tuple(zip(SPLITS, parts))
 
 
 _FAMILY_CACHE: dict[tuple, Family] = {}

@@ -41,8 +41,10 @@ def template_id(clause: tuple[str, ...], gender: str, text: str) -> str:
 class Bank:
     """Templates indexed by clause."""
 
-    def __init__(self, templates: list[Template], name: str = "bank") -> None:
+    def __init__(self, templates: list[Template], name: str = "bank",
+                 holdout: tuple["Bank", "Bank"] | None = None) -> None:
         self.name = name
+        self.holdout = holdout
         self.by_clause: dict[tuple[str, ...], list[Template]] = {}
         for t in templates:
             self.by_clause.setdefault(t.clause, []).append(t)
@@ -63,8 +65,11 @@ class Bank:
         """A fixed, seeded (train, test) split of each clause's templates.
 
         A clause with n >= 2 templates sends round(n * test_fraction) of them (at least one)
-        to test; a clause with a single template keeps it in train only.
+        to test; a clause with a single template keeps it in train only. A bank loaded from
+        a train/test pair of files returns that pair instead.
         """
+        if self.holdout is not None:
+            return self.holdout
         train: list[Template] = []
         test: list[Template] = []
         for clause, ts in self.by_clause.items():
@@ -98,16 +103,31 @@ def split_clause(key: str) -> list[str]:
     return split_f_comb(key)
 
 
-@lru_cache(maxsize=8)
-def load_bank(source: str = "synthetic") -> Bank:
-    """Load ``synthetic`` (one-fact sentences), ``paraphrase`` (the bank), or a YAML file/dir."""
+def bank_paths(source: str) -> list[Path]:
+    """The YAML or JSON files behind ``synthetic``, ``paraphrase`` or a file/dir path."""
     root = data_dir("paraphrases")
     if source == "synthetic":
-        paths = [root / "synthetic.yaml"]
-    elif source == "paraphrase":
-        paths = sorted(p for sub in ("k1", "k2", "k3") for p in (root / sub).glob("*.yaml"))
-    else:
-        p = Path(source)
-        paths = sorted(p.rglob("*.yaml")) if p.is_dir() else [p]
-    templates = [t for p in paths for t in parse_bank_file(p)]
+        return [root / "synthetic.yaml"]
+    if source == "paraphrase":
+        return sorted(p for sub in ("k1", "k2", "k3") for p in (root / sub).glob("*.yaml"))
+    p = Path(source)
+    return sorted(p.rglob("*.yaml")) if p.is_dir() else [p]
+
+
+@lru_cache(maxsize=8)
+def load_bank(source: str = "synthetic") -> Bank:
+    """Load ``synthetic`` (one-fact sentences), ``paraphrase`` (the bank), a YAML file/dir,
+    or a file in the original AMT placeholder format (``.json``).
+
+    An AMT pair ``X.train.json``/``X.test.json`` (named by either file, or by ``X.json``
+    when that file does not exist) loads as their union, with the pair as its holdout.
+    """
+    from clutrr.amt_templates import amt_pair, load_amt
+
+    pair = amt_pair(source)
+    if pair is not None:
+        train, test = (Bank(load_amt(p), f"{source}:{part}") for p, part in zip(pair, ("train", "test")))
+        return Bank(train.templates() + test.templates(), source, holdout=(train, test))
+    paths = bank_paths(source)
+    templates = [t for p in paths for t in (load_amt(p) if p.suffix == ".json" else parse_bank_file(p))]
     return Bank(templates, source)

@@ -1,0 +1,419 @@
+"""Validate a template bank and measure it (``clutrr paraphrases check``).
+
+Checks, per template: the file parses into clause blocks; placeholders are well formed
+and are exactly the clause's entities; pronouns agree with a gender that some entity of
+the clause is known to have; the relation implied between the first and the last entity
+(composed with the KB) is not named; no text repeats within a clause; the clause is a
+walk that occurs in some family, and the gender key is a possible gender of its first
+person. Measures follow ``paraphrases/README.md``. Targets are those of the bank's issue.
+"""
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from itertools import combinations
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+from clutrr.amt_templates import amt_pair, read_amt
+from clutrr.family import FamilyConfig, sample_family
+from clutrr.kb import GENDERS, KB, load_kb
+from clutrr.templates import GENDER_KEYS, Template, bank_paths, split_clause, template_id
+
+TOKEN = re.compile(r"[a-z]+(?:'[a-z]+)?")
+PLACEHOLDER = re.compile(r"\{([A-D])\}")
+BRACED = re.compile(r"\{[^{}]*\}")
+PRONOUNS = {
+    "male": re.compile(r"\b(he|him|his|himself)\b"),
+    "female": re.compile(r"\b(she|her|hers|herself)\b"),
+}
+ENTITY_TOKEN = "ent"
+WORLD_FAMILIES = 60
+
+TARGETS = {
+    "k1_per_gender": 40,
+    "k2_per_gender": 15,
+    "k3_per_clause": 5,
+    "total": 3000,
+    "jaccard_unigram": 0.20,
+    "jaccard_bigram": 0.09,
+    "unique_words": 3600,
+}
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A template as read, with where it came from (``path:line``)."""
+
+    template: Template
+    where: str
+
+
+@dataclass
+class KStats:
+    """Measures of the clauses with k facts."""
+
+    k: int
+    clauses: int
+    templates: int
+    min_count: int
+    min_clause: str
+    unique_words: int
+    jaccard_unigram: float
+    jaccard_bigram: float
+
+
+@dataclass
+class Report:
+    """The outcome of checking a bank."""
+
+    entries: list[Entry]
+    problems: list[str] = field(default_factory=list)
+    stats: dict[int, KStats] = field(default_factory=dict)
+    unique_words: int = 0
+    unmet: list[str] = field(default_factory=list)
+    counts: dict[tuple[str, ...], dict[str, int]] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        """No problems and every checked target met."""
+        return not self.problems and not self.unmet
+
+
+def tokens(text: str) -> list[str]:
+    """Measure tokens: lower-cased, each placeholder replaced by the token ``ent``."""
+    return TOKEN.findall(PLACEHOLDER.sub(f" {ENTITY_TOKEN} ", text).lower())
+
+
+def is_entity_token(token: str) -> bool:
+    """Whether a token is an entity mention (``ent`` or ``ent's``)."""
+    return token == ENTITY_TOKEN or token.startswith(ENTITY_TOKEN + "'")
+
+
+def jaccard(a: frozenset, b: frozenset) -> float:
+    """|a & b| / |a | b| (0 for two empty sets)."""
+    union = len(a | b)
+    return len(a & b) / union if union else 0.0
+
+
+# --- reading -------------------------------------------------------------------------
+
+
+def _read_yaml(path: Path) -> tuple[list[Entry], list[str]]:
+    """Entries of one YAML bank file and the structural problems found while reading it."""
+    try:
+        root = yaml.compose(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except (OSError, UnicodeDecodeError) as exc:
+        return [], [f"{path}: cannot read: {exc}"]
+    except yaml.YAMLError as exc:
+        return [], [f"{path}: does not parse: {' '.join(str(exc).split())}"]
+    if root is None:
+        return [], []
+    if not isinstance(root, yaml.SequenceNode):
+        return [], [f"{path}:{root.start_mark.line + 1}: expected a list of clause blocks"]
+    entries: list[Entry] = []
+    problems: list[str] = []
+    str_tag = "tag:yaml.org,2002:str"
+    for block in root.value:
+        at = f"{path}:{block.start_mark.line + 1}"
+        if not isinstance(block, yaml.MappingNode):
+            problems.append(f"{at}: a clause block must be a mapping")
+            continue
+        keys = [k.value for k, _ in block.value]
+        values = {k.value: v for k, v in block.value}
+        for dup in sorted({k for k in keys if keys.count(k) > 1}):
+            problems.append(f"{at}: duplicate key {dup!r} in one block")
+        for extra in sorted(set(keys) - {"clause", *GENDER_KEYS}):
+            problems.append(f"{at}: unknown key {extra!r} (use clause, any, male, female)")
+        clause_node = values.get("clause")
+        if not isinstance(clause_node, yaml.ScalarNode) or not str(clause_node.value).strip():
+            problems.append(f"{at}: every block needs a 'clause' key")
+            continue
+        clause = tuple(split_clause(str(clause_node.value).strip()))
+        for key in GENDER_KEYS:
+            node = values.get(key)
+            if node is None or (isinstance(node, yaml.ScalarNode) and node.tag.endswith(":null")):
+                continue
+            if not isinstance(node, yaml.SequenceNode):
+                problems.append(f"{path}:{node.start_mark.line + 1}: '{key}' must be a list of strings")
+                continue
+            for item in node.value:
+                line = f"{path}:{item.start_mark.line + 1}"
+                if not isinstance(item, yaml.ScalarNode) or item.tag != str_tag:
+                    problems.append(f"{line}: {'-'.join(clause)} [{key}]: a template must be a string")
+                    continue
+                text = item.value
+                entries.append(Entry(Template(template_id(clause, key, text), clause, key, text, str(path)), line))
+    return entries, problems
+
+
+def resolve_files(source: str) -> list[Path]:
+    """The bank files behind ``synthetic``, ``paraphrase``, a YAML/JSON file, an AMT pair or a dir."""
+    pair = amt_pair(source)
+    if pair is not None:
+        return list(pair)
+    p = Path(source)
+    if p.is_dir():
+        return sorted(q for q in p.rglob("*") if q.suffix in (".yaml", ".yml", ".json") and q.is_file())
+    return bank_paths(source)
+
+
+def read_bank(files: list[Path]) -> tuple[list[Entry], list[str]]:
+    """Entries and reading problems of every file (JSON files in the AMT format)."""
+    entries: list[Entry] = []
+    problems: list[str] = []
+    for path in files:
+        if path.suffix == ".json":
+            templates, found = read_amt(path)
+            entries += [Entry(t, str(path)) for t in templates]
+        else:
+            more, found = _read_yaml(path)
+            entries += more
+        problems += found
+    return entries, problems
+
+
+# --- the world: which walks occur -------------------------------------------------------
+
+
+@lru_cache(maxsize=4)
+def possible_heads(kb_name: str = "kinship") -> dict[tuple[str, ...], frozenset[str]]:
+    """For every walk of 1 or 2 relation words found in sampled families, the genders its
+    first person can have. A 2-word walk x -> y -> z needs z != x (a simple path)."""
+    kb = load_kb(kb_name)
+    n_pred = len(kb.predicates)
+    out: dict[tuple[str, ...], set[str]] = {}
+    for seed in range(WORLD_FAMILIES):
+        fam = sample_family(FamilyConfig(generations=3 + seed % 2), kb, random.Random(seed))
+        masks = fam.masks.astype(np.int32)
+        gender = fam.gender
+        for p1 in range(n_pred):
+            for g1 in (0, 1):
+                m1 = masks[p1][:, gender == g1]
+                heads = np.nonzero(m1.any(axis=1))[0]
+                for g in {int(gender[x]) for x in heads}:
+                    out.setdefault((kb.word(p1, g1),), set()).add(GENDERS[g])
+                for p2 in range(n_pred):
+                    prod = m1 @ masks[p2][gender == g1, :]
+                    np.fill_diagonal(prod, 0)
+                    xs, zs = np.nonzero(prod)
+                    for x, z in set(zip((int(gender[x]) for x in xs), (int(gender[z]) for z in zs))):
+                        out.setdefault((kb.word(p1, g1), kb.word(p2, z)), set()).add(GENDERS[x])
+    return {c: frozenset(g) for c, g in out.items()}
+
+
+def clause_heads(kb: KB, clause: tuple[str, ...], kb_name: str = "kinship") -> frozenset[str]:
+    """Genders the first person of ``clause`` can have (empty: the clause never occurs).
+
+    A 3-word clause is judged by its two 2-word windows: the second window starts at B,
+    whose gender is that of the first word.
+    """
+    walks = possible_heads(kb_name)
+    if len(clause) <= 2:
+        return walks.get(clause, frozenset())
+    if len(clause) != 3:
+        return frozenset()
+    second = walks.get(clause[1:], frozenset())
+    if GENDERS[kb.parse_word(clause[0])[1]] not in second:
+        return frozenset()
+    return walks.get(clause[:2], frozenset())
+
+
+def k2_targets(kb_name: str = "kinship") -> dict[tuple[str, str], frozenset[str]]:
+    """The valid k=2 clauses: walks whose two words compose under a KB rule, with A's genders."""
+    kb = load_kb(kb_name)
+    out = {}
+    for clause, heads in possible_heads(kb_name).items():
+        if len(clause) == 2 and kb.compose(kb.parse_word(clause[0])[0], kb.parse_word(clause[1])[0]) >= 0:
+            out[clause] = heads
+    return dict(sorted(out.items()))
+
+
+def implied_word(kb: KB, clause: tuple[str, ...]) -> tuple[int, int] | None:
+    """(predicate, gender) of the last entity to the first, when the KB composes the clause."""
+    pred = kb.parse_word(clause[0])[0]
+    for word in clause[1:]:
+        pred = kb.compose(pred, kb.parse_word(word)[0])
+        if pred < 0:
+            return None
+    return pred, kb.parse_word(clause[-1])[1]
+
+
+def _names_word(text: str, word: str) -> bool:
+    return re.search(rf"(?<![a-z-]){re.escape(word)}s?(?![a-z-])", text) is not None
+
+
+# --- checks -----------------------------------------------------------------------------
+
+
+def _placeholder_problems(text: str, n_entities: int) -> list[str]:
+    out = []
+    wanted = {chr(65 + i) for i in range(n_entities)}
+    for m in BRACED.finditer(text):
+        inner = m.group(0)[1:-1]
+        if inner not in wanted:
+            out.append(f"placeholder {m.group(0)} is not one of the clause's entities")
+    if BRACED.sub("", text).count("{") or BRACED.sub("", text).count("}"):
+        out.append("stray brace")
+    missing = sorted(wanted - set(PLACEHOLDER.findall(text)))
+    if missing:
+        out.append(f"does not mention {', '.join('{' + m + '}' for m in missing)}")
+    return out
+
+
+def template_problems(kb: KB, t: Template, kb_name: str = "kinship") -> list[str]:
+    """Every problem of one template (empty when it is fine)."""
+    if not t.text.strip():
+        return ["empty template"]
+    unknown = [w for w in t.clause if w not in kb.word_index]
+    if unknown:
+        return [f"{', '.join(unknown)} is not a relation word of KB {kb.name}"]
+    if not 1 <= len(t.clause) <= 3:
+        return [f"a clause has 1 to 3 facts, not {len(t.clause)}"]
+    out = _placeholder_problems(t.text, len(t.clause) + 1)
+    heads = clause_heads(kb, t.clause, kb_name)
+    if not heads:
+        out.append("this walk never occurs in a family (not a valid clause)")
+    elif t.gender != "any" and t.gender not in heads:
+        out.append(f"the first person of this clause cannot be {t.gender}")
+    known = {GENDERS[kb.parse_word(w)[1]] for w in t.clause}
+    if t.gender != "any":
+        known.add(t.gender)
+    lowered = PLACEHOLDER.sub(" ", t.text).lower()
+    for gender, pattern in PRONOUNS.items():
+        m = pattern.search(lowered)
+        if m and gender not in known:
+            out.append(f"pronoun {m.group(0)!r} but no entity is known to be {gender}")
+    if len(t.clause) >= 2:
+        implied = implied_word(kb, t.clause)
+        if implied is not None:
+            pred, gender = implied
+            inverse = kb.predicates[pred].inverse
+            named = [kb.word(pred, gender)]
+            if inverse >= 0:
+                named += [kb.word(inverse, GENDERS.index(g)) for g in (GENDERS if t.gender == "any" else (t.gender,))]
+            for word in dict.fromkeys(named):
+                if word not in t.clause and _names_word(lowered, word):
+                    out.append(f"names the implied relation: {word!r}")
+    return out
+
+
+def _normal(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def _measure(report: Report, kb: KB, kb_name: str) -> None:
+    by_clause: dict[tuple[str, ...], list[Template]] = {}
+    for e in report.entries:
+        by_clause.setdefault(e.template.clause, []).append(e.template)
+    vocab_all: set[str] = set()
+    for k in sorted({len(c) for c in by_clause}):
+        clauses = {c: ts for c, ts in by_clause.items() if len(c) == k}
+        vocab: set[str] = set()
+        uni_scores, bi_scores = [], []
+        for ts in clauses.values():
+            toks = [tokens(t.text) for t in ts]
+            vocab.update(w for tk in toks for w in tk if not is_entity_token(w))
+            if len(ts) < 2:
+                continue
+            unis = [frozenset(tk) for tk in toks]
+            bis = [frozenset(zip(tk, tk[1:])) for tk in toks]
+            pairs = list(combinations(range(len(ts)), 2))
+            uni_scores.append(sum(jaccard(unis[i], unis[j]) for i, j in pairs) / len(pairs))
+            bi_scores.append(sum(jaccard(bis[i], bis[j]) for i, j in pairs) / len(pairs))
+        min_clause = min(clauses, key=lambda c: (len(clauses[c]), c))
+        report.stats[k] = KStats(
+            k, len(clauses), sum(len(ts) for ts in clauses.values()), len(clauses[min_clause]), "-".join(min_clause),
+            len(vocab), float(np.mean(uni_scores)) if uni_scores else 0.0, float(np.mean(bi_scores)) if bi_scores else 0.0,
+        )
+        vocab_all |= vocab
+    report.unique_words = len(vocab_all)
+    for clause, ts in sorted(by_clause.items()):
+        report.counts[clause] = {g: sum(t.gender == g for t in ts) for g in GENDER_KEYS}
+
+
+def _per_gender(counts: dict[str, int], gender: str) -> int:
+    return counts.get("any", 0) + counts.get(gender, 0)
+
+
+def _targets(report: Report, kb: KB, kb_name: str) -> None:
+    walks = possible_heads(kb_name)
+    need = TARGETS
+    for word in kb.words:
+        counts = report.counts.get((word,), {})
+        for g in sorted(walks.get((word,), ())):
+            n = _per_gender(counts, g)
+            if n < need["k1_per_gender"]:
+                report.unmet.append(f"k=1 {word} (A {g}): {n} templates, need {need['k1_per_gender']}")
+    for clause, heads in k2_targets(kb_name).items():
+        counts = report.counts.get(clause, {})
+        for g in sorted(heads):
+            n = _per_gender(counts, g)
+            if n < need["k2_per_gender"]:
+                report.unmet.append(f"k=2 {'-'.join(clause)} (A {g}): {n} templates, need {need['k2_per_gender']}")
+    k3 = {c: n for c, n in report.counts.items() if len(c) == 3}
+    if not k3:
+        report.unmet.append("k=3: no clauses")
+    for clause, counts in k3.items():
+        n = sum(counts.values())
+        if n < need["k3_per_clause"]:
+            report.unmet.append(f"k=3 {'-'.join(clause)}: {n} templates, need {need['k3_per_clause']}")
+    total = sum(s.templates for s in report.stats.values())
+    if total < need["total"]:
+        report.unmet.append(f"total: {total} templates, need {need['total']}")
+    for s in report.stats.values():
+        if s.jaccard_unigram > need["jaccard_unigram"]:
+            report.unmet.append(f"k={s.k} unigram Jaccard {s.jaccard_unigram:.3f} > {need['jaccard_unigram']}")
+        if s.jaccard_bigram > need["jaccard_bigram"]:
+            report.unmet.append(f"k={s.k} bigram Jaccard {s.jaccard_bigram:.3f} > {need['jaccard_bigram']}")
+    if report.unique_words < need["unique_words"]:
+        report.unmet.append(f"unique words: {report.unique_words}, need {need['unique_words']}")
+
+
+def check_entries(entries: list[Entry], kb_name: str = "kinship", targets: bool = True) -> Report:
+    """Check and measure already-read entries."""
+    kb = load_kb(kb_name)
+    report = Report(list(entries))
+    seen: dict[tuple[tuple[str, ...], str], str] = {}
+    for e in entries:
+        t = e.template
+        label = f"{e.where}: {'-'.join(t.clause)} [{t.gender}]"
+        snippet = t.text if len(t.text) <= 60 else t.text[:57] + "..."
+        for problem in template_problems(kb, t, kb_name):
+            report.problems.append(f"{label}: {problem}: \"{snippet}\"")
+        key = (t.clause, _normal(t.text))
+        if key in seen:
+            report.problems.append(f"{label}: duplicate of the template at {seen[key]}: \"{snippet}\"")
+        else:
+            seen[key] = e.where
+    if entries:
+        _measure(report, kb, kb_name)
+        if targets:
+            _targets(report, kb, kb_name)
+    elif targets:
+        report.unmet.append("the bank holds no templates")
+    return report
+
+
+def check_bank(source: str = "paraphrase", kb_name: str = "kinship", targets: bool = True) -> Report:
+    """Read and check the bank ``source`` (see :func:`resolve_files`)."""
+    entries, problems = read_bank(resolve_files(source))
+    report = check_entries(entries, kb_name, targets)
+    report.problems[:0] = problems
+    return report
+
+
+def format_stats(report: Report) -> list[str]:
+    """The statistics table, one line per k and a total."""
+    lines = [f"{'k':>3} {'clauses':>8} {'templates':>10} {'min/clause':>11}  {'(clause)':28} {'unique words':>12} "
+             f"{'Jaccard-1':>9} {'Jaccard-2':>9}"]
+    for s in report.stats.values():
+        lines.append(f"{s.k:>3} {s.clauses:>8} {s.templates:>10} {s.min_count:>11}  {s.min_clause[:28]:28} "
+                     f"{s.unique_words:>12} {s.jaccard_unigram:>9.3f} {s.jaccard_bigram:>9.3f}")
+    lines.append(f"{'all':>3} {sum(s.clauses for s in report.stats.values()):>8} "
+                 f"{sum(s.templates for s in report.stats.values()):>10} {'':>11}  {'':28} {report.unique_words:>12}")
+    return lines

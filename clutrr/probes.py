@@ -1,0 +1,259 @@
+"""Probe sets: perturbed copies of test stories, with labels recomputed where the probe changes them.
+
+- ``sentence-shuffle``: the story's sentences in a new order; labels unchanged.
+- ``word-permute``: ``q`` permutations of the story's words per story, each a derangement
+  (no word keeps its position); labels unchanged. Row ids get a ``::perm<j>`` suffix.
+- ``gender-swap``: every person gets a name of the other gender, every gendered word
+  (relation words from the KB, their plurals, pronouns) flips, and the target is relabelled
+  to the other-gender word of the same predicate.
+- ``entity-rename``: every person gets a fresh name of the same gender, unused in the story
+  and, where possible, in the training split; labels unchanged.
+
+Every probe is seeded per story, so a probe file is the same on every run.
+"""
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import replace
+from typing import Callable, Sequence
+
+from clutrr.csv_format import StoryRow, split_f_comb
+from clutrr.errors import UsageError
+from clutrr.kb import GENDERS, KB
+from clutrr.names import load_names
+
+KINDS = ("sentence-shuffle", "word-permute", "gender-swap", "entity-rename")
+PERM_SEP = "::perm"
+_DERANGE_TRIES = 200
+
+# Gendered words outside the KB, male -> female; "her" is handled apart (his or him).
+_EXTRA_PAIRS = (
+    ("he", "she"), ("himself", "herself"), ("man", "woman"), ("men", "women"), ("boy", "girl"),
+    ("boys", "girls"), ("mr", "mrs"), ("dad", "mom"), ("daddy", "mommy"), ("grandpa", "grandma"),
+    ("papa", "mama"), ("gentleman", "lady"), ("gentlemen", "ladies"), ("husbands", "wives"),
+)
+# After these words (or punctuation, a name, or the end), "her" is an object: "him", not "his".
+_OBJECT_FOLLOWERS = frozenset(
+    "to and a an the for with at in on out up home about over back from that because as but so when while "
+    "if too again yesterday today tomorrow off into around down since after before by or than".split()
+)
+
+
+def source_id(probe_id: str) -> str:
+    """The id of the original story behind a probe row (strips a ``::perm<j>`` suffix)."""
+    return probe_id.split(PERM_SEP, 1)[0]
+
+
+def _rng(kind: str, seed: int, row: StoryRow) -> random.Random:
+    return random.Random(f"{kind}:{seed}:{row.id}")
+
+
+def derangement(n: int, rng: random.Random) -> list[int]:
+    """A uniformly random permutation of range(n) with no fixed point (n >= 2)."""
+    if n < 2:
+        raise ValueError("a derangement needs at least two items")
+    perm = list(range(n))
+    while True:
+        rng.shuffle(perm)
+        if all(p != i for i, p in enumerate(perm)):
+            return perm
+
+
+def word_derangement(words: Sequence[str], rng: random.Random) -> list[int]:
+    """A derangement of positions that, if one is found within a budget, also moves every
+    word off a position holding the same word (duplicates included)."""
+    perm = derangement(len(words), rng)
+    for _ in range(_DERANGE_TRIES):
+        if all(words[p] != words[i] for i, p in enumerate(perm)):
+            return perm
+        perm = derangement(len(words), rng)
+    return perm
+
+
+def split_sentences(story: str) -> list[str]:
+    """The story's sentences, each ending in punctuation (a missing final stop is added)."""
+    parts = [s.strip() for s in re.split(r"(?<=[.!?])\s+", story.strip()) if s.strip()]
+    return [s if s[-1] in ".!?" else s + "." for s in parts]
+
+
+def sentence_shuffle(row: StoryRow, seed: int) -> list[StoryRow]:
+    """The story with its sentences reordered (never left in the original order if it has two or more)."""
+    sents = split_sentences(row.story)
+    if len(sents) > 1:
+        perm = derangement(len(sents), _rng("sentence-shuffle", seed, row))
+        sents = [sents[p] for p in perm]
+    return [replace(row, story=" ".join(sents))]
+
+
+def word_permute(row: StoryRow, seed: int, q: int) -> list[StoryRow]:
+    """``q`` copies of the row whose story words are deranged; stories under two words are skipped."""
+    words = row.story.split()
+    if len(words) < 2:
+        return []
+    rng = _rng("word-permute", seed, row)
+    out = []
+    for j in range(q):
+        perm = word_derangement(words, rng)
+        out.append(replace(row, id=f"{row.id}{PERM_SEP}{j}", story=" ".join(words[p] for p in perm)))
+    return out
+
+
+def _fresh_names(row: StoryRow, gender_of: Callable[[str], str], avoid: set[str], rng: random.Random) -> dict[str, str]:
+    """A new, distinct name for each person, of the gender ``gender_of(old gender)``."""
+    pool = load_names()
+    taken = {n for n, _ in row.genders}
+    mapping = {}
+    for name, gender in row.genders:
+        if name in mapping:
+            continue
+        g = gender_of(gender)
+        choices = [n for n in pool[g] if n not in taken and n not in avoid]
+        if not choices:
+            choices = [n for n in pool[g] if n not in taken]
+        new = rng.choice(choices)
+        mapping[name] = new
+        taken.add(new)
+    return mapping
+
+
+def _plural(word: str) -> str:
+    if word == "wife":
+        return "wives"
+    head, sep, rest = word.partition("-")
+    return f"{head}s{sep}{rest}" if sep else word + "s"
+
+
+def gender_word_map(kb: KB) -> dict[str, str]:
+    """Every gendered word (lower case) -> its other-gender counterpart, both ways; not "her"."""
+    pairs = list(_EXTRA_PAIRS)
+    for p in kb.predicates:
+        male, female = p.words
+        pairs += [(male, female), (_plural(male), _plural(female))]
+    for alias, word in kb.aliases.items():
+        pairs.append((alias, _flip_word(kb, word)))
+    out = {}
+    for m, f in pairs:
+        out.setdefault(m, f)
+        out.setdefault(f, m)
+    out["his"] = "her"
+    out["him"] = "her"
+    out["hers"] = "his"
+    return out
+
+
+def _match_case(template: str, word: str) -> str:
+    if template.isupper() and len(template) > 1:
+        return word.upper()
+    return word[0].upper() + word[1:] if template[0].isupper() else word
+
+
+class _TextMapper:
+    """Rewrites text in one pass: names by ``names``, and (optionally) gendered words flipped."""
+
+    def __init__(self, names: dict[str, str], words: dict[str, str] | None) -> None:
+        self.names = names
+        self.words = words or {}
+        alts = []
+        if names:
+            alts.append("(?P<name>" + "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True)) + ")")
+        if words:
+            vocab = sorted([*words, "her"], key=len, reverse=True)
+            alts.append("(?i:(?P<word>" + "|".join(re.escape(w) for w in vocab) + "))")
+        self.regex = re.compile(r"(?<![\w-])(?:" + "|".join(alts) + r")(?![\w-])") if alts else None
+
+    def __call__(self, text: str) -> str:
+        if not self.regex or not text:
+            return text
+        return self.regex.sub(lambda m: self._sub(m, text), text)
+
+    def _sub(self, m: re.Match, text: str) -> str:
+        name = m.groupdict().get("name")
+        if name:
+            return self.names[name]
+        word = m.group("word")
+        low = word.lower()
+        if low == "her":
+            nxt = re.match(r"\s*([\[\w]+)?", text[m.end():]).group(1)
+            new = "him" if not nxt or nxt.startswith("[") or nxt.lower() in _OBJECT_FOLLOWERS else "his"
+        else:
+            new = self.words[low]
+        return _match_case(word, new)
+
+
+def _map_literal(value, fn: Callable[[str], str]):
+    """Apply ``fn`` to every string inside nested tuples, lists and dicts."""
+    if isinstance(value, str):
+        return fn(value)
+    if isinstance(value, tuple):
+        return tuple(_map_literal(v, fn) for v in value)
+    if isinstance(value, list):
+        return [_map_literal(v, fn) for v in value]
+    if isinstance(value, dict):
+        return {_map_literal(k, fn): _map_literal(v, fn) for k, v in value.items()}
+    return value
+
+
+def _flip_word(kb: KB, word: str) -> str:
+    pred, g = kb.parse_word(word)
+    return kb.word(pred, 1 - g)
+
+
+def _rewrite(row: StoryRow, names: dict[str, str], text: _TextMapper, atom: Callable[[str], str],
+             gender: Callable[[str], str], target: str, f_comb: str, edge_types: list[str]) -> StoryRow:
+    return replace(
+        row,
+        story=text(row.story), clean_story=text(row.clean_story), syn_story=text(row.syn_story),
+        text_query=text(row.text_query), text_target=[text(t) for t in row.text_target],
+        query=tuple(names.get(n, n) for n in row.query),
+        genders=[(names[n], gender(g)) for n, g in row.genders],
+        proof_state=_map_literal(row.proof_state, atom),
+        target=target, f_comb=f_comb, edge_types=edge_types,
+    )
+
+
+def gender_swap(row: StoryRow, seed: int, kb: KB) -> list[StoryRow]:
+    """Every person's gender flipped, with names, gendered words and the label to match."""
+    other = {GENDERS[0]: GENDERS[1], GENDERS[1]: GENDERS[0]}
+    names = _fresh_names(row, other.__getitem__, set(), _rng("gender-swap", seed, row))
+    words = gender_word_map(kb)
+
+    def atom(s: str) -> str:
+        if s in names:
+            return names[s]
+        return _flip_word(kb, s) if s.strip().lower() in kb.word_index else s
+
+    new = _rewrite(
+        row, names, _TextMapper(names, words), atom, other.__getitem__,
+        target=_flip_word(kb, row.target),
+        f_comb="-".join(_flip_word(kb, w) for w in split_f_comb(row.f_comb, set(kb.word_index))),
+        edge_types=[_flip_word(kb, w) if w else w for w in row.edge_types],
+    )
+    tail_gender = dict(new.genders)[new.query[1]]
+    if kb.parse_word(new.target)[1] != GENDERS.index(tail_gender):
+        raise UsageError(f"row {row.id}: target {row.target!r} does not match the gender of {row.query[1]}")
+    return [new]
+
+
+def entity_rename(row: StoryRow, seed: int, avoid: set[str]) -> list[StoryRow]:
+    """Every person renamed to a fresh name of the same gender, not in ``avoid`` where possible."""
+    names = _fresh_names(row, lambda g: g, avoid, _rng("entity-rename", seed, row))
+    return [_rewrite(row, names, _TextMapper(names, None), lambda s: names.get(s, s), lambda g: g,
+                     target=row.target, f_comb=row.f_comb, edge_types=list(row.edge_types))]
+
+
+def make_probe(kind: str, rows: Sequence[StoryRow], kb: KB, seed: int = 0, q: int = 5,
+               avoid_names: set[str] | None = None) -> list[StoryRow]:
+    """The probe rows of ``kind`` for ``rows``; raises UsageError for an unknown kind."""
+    if kind not in KINDS:
+        raise UsageError(f"unknown probe kind {kind!r} (choose from {', '.join(KINDS)})")
+    for r in rows:
+        if r.target.strip().lower() not in kb.word_index:
+            raise UsageError(f"row {r.id}: target {r.target!r} is not a relation word of KB {kb.name!r}")
+    build: Callable[[StoryRow], list[StoryRow]] = {
+        "sentence-shuffle": lambda r: sentence_shuffle(r, seed),
+        "word-permute": lambda r: word_permute(r, seed, q),
+        "gender-swap": lambda r: gender_swap(r, seed, kb),
+        "entity-rename": lambda r: entity_rename(r, seed, avoid_names or set()),
+    }[kind]
+    return [p for r in rows for p in build(r)]

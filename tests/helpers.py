@@ -1,0 +1,14 @@
+"""Small dataset fixtures shared by tests."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def run_generate(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    """Run ``python generate.py ARGS`` and capture its output."""
+    return subprocess.run([sys.executable, str(REPO / "generate.py"), "--quiet", *args],
+                          capture_output=True, text=True, cwd=cwd or REPO)

@@ -1,0 +1,87 @@
+"""Property tests: every generated example is a simple path of true facts that uniquely entails the truth."""
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from clutrr.entailment import chain_entailment, story_closure
+from clutrr.generator import MAX_K, GeneratorConfig, make_example
+from clutrr.noise import NOISE_KINDS
+
+CONFIG = GeneratorConfig()
+
+
+def check_example(kb, ex, k: int, noise: str) -> None:
+    chain, fam, row = ex.chain, ex.family, ex.row
+    # a simple path of exactly k facts from the query's first person to its second
+    assert chain.k == k and len(chain.people) == k + 1
+    assert len(set(chain.people)) == k + 1
+    assert row.query_edge == (0, k) and row.story_edges[:k] == [(i, i + 1) for i in range(k)]
+    # every fact, chain or noise, is true in the family graph
+    people = {v: key for key, v in row.node_mapping.items()}
+    for (a, b), word in zip(row.story_edges, row.edge_types):
+        pred, gender = kb.parse_word(word)
+        fa, fb = people[a], people[b]
+        assert fam.holds(fa, pred, fb), (word, fa, fb)
+        assert int(fam.gender[fb]) == gender
+    # the target is the one true relation between the query people ...
+    x, z = chain.people[0], chain.people[-1]
+    assert fam.relation(x, z) == chain.target >= 0
+    assert kb.word(chain.target, int(fam.gender[z])) == row.target
+    # ... and every bracketing that derives anything derives exactly it
+    assert chain_entailment(kb, chain.preds) == 1 << chain.target
+    # the whole story, noise included, entails exactly the target
+    facts = [(a, kb.parse_word(w)[0], b) for (a, b), w in zip(row.story_edges, row.edge_types)]
+    assert story_closure(kb, facts).get((0, k)) == 1 << chain.target
+    # the proof tree resolves the target first, each subgoal by a KB rule
+    if k > 1:
+        goal, f1, f2 = chain.proof[0]
+        assert goal == (x, chain.target, z)
+        for goal, f1, f2 in chain.proof:
+            assert kb.compose(f1[1], f2[1]) == goal[1] and f1[0] == goal[0] and f2[2] == goal[2]
+    assert len(chain.proof) == k - 1
+    # noise people are off the chain, and noise is of the asked kind
+    kinds = {e["noise"] for e in ex.record["edges"][k:]}
+    if noise == "none":
+        assert len(row.story_edges) == k
+    else:
+        assert kinds == ({"supporting", "irrelevant", "disconnected"} if noise == "all" else {noise})
+    for e in ex.record["edges"][k:]:
+        if e["noise"] == "irrelevant":
+            assert e["tail"] > k
+        if e["noise"] == "disconnected":
+            assert e["head"] > k and e["tail"] > k
+        if e["noise"] == "supporting":
+            assert (e["head"], e["tail"]) != (0, k)
+    # every person is named once, names are not repeated
+    names = [n for n, _ in row.genders]
+    assert len(set(names)) == len(names)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**31), index=st.integers(0, 10**6), k=st.integers(1, 12),
+       noise=st.sampled_from(NOISE_KINDS), split=st.sampled_from(["train", "test"]))
+def test_every_example_is_sound(kb, seed, index, k, noise, split):
+    if noise in ("supporting", "all") and k < 2:
+        noise = "irrelevant"
+    ex = make_example(CONFIG, k, noise, seed, index, split)
+    check_example(kb, ex, k, noise)
+
+
+@pytest.mark.parametrize("k", [13, 16, 20, MAX_K])
+def test_long_chains_work(kb, k):
+    for index in range(2):
+        check_example(kb, make_example(CONFIG, k, "none", 7, index, "test"), k, "none")
+
+
+def test_k1_story_states_the_answer(kb):
+    ex = make_example(CONFIG, 1, "none", 3, 0, "train")
+    assert ex.row.f_comb == ex.row.target and ex.row.proof_state == []
+
+
+def test_examples_are_deterministic_per_index_and_order_free():
+    a = [make_example(CONFIG, 3, "supporting", 11, i, "test").row for i in (5, 0, 9)]
+    b = [make_example(CONFIG, 3, "supporting", 11, i, "test").row for i in (9, 5, 0)]
+    assert a[0] == b[1] and a[1] == b[2] and a[2] == b[0]
+    assert make_example(CONFIG, 3, "none", 11, 5, "test").row != make_example(CONFIG, 3, "none", 12, 5, "test").row
