@@ -36,6 +36,8 @@ class Chain:
 
 def present_targets(family: Family, kb: KB) -> list[tuple[int, int]]:
     """(predicate, gender) word types held by at least one pair with a single relation."""
+    if family.targets is not None:
+        return family.targets
     out = []
     for p in range(len(kb.predicates)):
         m = family.masks[p] & family.single
@@ -45,6 +47,7 @@ def present_targets(family: Family, kb: KB) -> list[tuple[int, int]]:
         for g in (0, 1):
             if (tails & (family.gender == g)).any():
                 out.append((p, g))
+    family.targets = out
     return out
 
 

@@ -45,7 +45,7 @@ def story_closure(kb: KB, facts: list[tuple[int, int, int]]) -> dict[tuple[int, 
     work: list[tuple[int, int, int]] = []
 
     def add(a: int, p_bits: int, b: int) -> None:
-        if a == b:
+        if not p_bits or a == b:
             return
         new = p_bits & ~known[(a, b)]
         if new:
@@ -55,23 +55,27 @@ def story_closure(kb: KB, facts: list[tuple[int, int, int]]) -> dict[tuple[int, 
             work.append((a, new, b))
 
     inverse = [p.inverse for p in kb.predicates]
+    inverse_of: dict[int, int] = {}
+    compose = kb.compose_sets
     for a, p, b in facts:
         add(a, 1 << p, b)
     while work:
         a, new, b = work.pop()
-        inv_bits = 0
-        for p in _bit_list(new):
-            if inverse[p] >= 0:
-                inv_bits |= 1 << inverse[p]
-        if inv_bits:
-            add(b, inv_bits, a)
+        inv_bits = inverse_of.get(new)
+        if inv_bits is None:
+            inv_bits = 0
+            for p in _bit_list(new):
+                if inverse[p] >= 0:
+                    inv_bits |= 1 << inverse[p]
+            inverse_of[new] = inv_bits
+        add(b, inv_bits, a)
         for c in list(out_edges[b]):
             if c != a:
-                add(a, kb.compose_sets(new, known[(b, c)]), c)
+                add(a, compose(new, known[(b, c)]), c)
         for z in list(in_edges[a]):
             if z != b:
-                add(z, kb.compose_sets(known[(z, a)], new), b)
-    return dict(known)
+                add(z, compose(known[(z, a)], new), b)
+    return {key: v for key, v in known.items() if v}
 
 
 def _bit_list(mask: int) -> list[int]:

@@ -54,6 +54,7 @@ class Family:
         self.bits = relation_bits(self.masks)
         single = (self.bits != 0) & ((self.bits & (self.bits - np.uint32(1))) == 0)
         self.single = single
+        self.targets: list[tuple[int, int]] | None = None
 
     @property
     def size(self) -> int:

@@ -27,12 +27,11 @@ def _tokens(expr: str) -> list[str]:
 
 
 class _Parser:
-    """Recursive-descent evaluator: expr := term (('|' | '-') term)*; term := factor ('.' factor)*."""
+    """Recursive-descent parser to a tree: expr := term (('|' | '-') term)*; term := factor ('.' factor)*."""
 
-    def __init__(self, tokens: list[str], lookup) -> None:
+    def __init__(self, tokens: list[str]) -> None:
         self.tokens = tokens
         self.pos = 0
-        self.lookup = lookup
 
     def peek(self) -> str | None:
         return self.tokens[self.pos] if self.pos < len(self.tokens) else None
@@ -44,26 +43,24 @@ class _Parser:
         self.pos += 1
         return tok
 
-    def expr(self) -> np.ndarray:
+    def expr(self) -> tuple:
         left = self.term()
         while self.peek() in ("|", "-"):
             op = self.take()
-            right = self.term()
-            left = (left | right) if op == "|" else (left & ~right)
+            left = (op, left, self.term())
         return left
 
-    def term(self) -> np.ndarray:
+    def term(self) -> tuple:
         left = self.factor()
         while self.peek() == ".":
             self.take()
-            right = self.factor()
-            left = (left.astype(np.uint8) @ right.astype(np.uint8)) > 0
+            left = (".", left, self.factor())
         return left
 
-    def factor(self) -> np.ndarray:
+    def factor(self) -> tuple:
         tok = self.take()
         if tok == "~":
-            return self.factor().T.copy()
+            return ("~", self.factor())
         if tok == "(":
             val = self.expr()
             if self.take() != ")":
@@ -71,7 +68,31 @@ class _Parser:
             return val
         if tok in ("|", "-", ".", ")"):
             raise KBError(f"unexpected {tok!r} in definition")
-        return self.lookup(tok)
+        return ("name", tok)
+
+
+def parse_definition(text: str) -> tuple:
+    """Parse a definition into a tree of ('name', x), ('~', t), ('.', a, b), ('|', a, b), ('-', a, b)."""
+    parser = _Parser(_tokens(text))
+    tree = parser.expr()
+    if parser.peek() is not None:
+        raise KBError(f"definition {text!r} has trailing {parser.peek()!r}")
+    return tree
+
+
+_TREES: dict[int, dict[str, tuple]] = {}
+
+
+def _trees(kb: KB) -> dict[str, tuple]:
+    trees = _TREES.get(id(kb))
+    if trees is None:
+        trees = {}
+        for p in kb.predicates:
+            if p.definition is None:
+                raise KBError(f"predicate {p.name!r} has no definition")
+            trees[p.name] = parse_definition(p.definition)
+        _TREES[id(kb)] = trees
+    return trees
 
 
 def relation_masks(kb: KB, parent: np.ndarray, spouse: np.ndarray) -> np.ndarray:
@@ -82,32 +103,35 @@ def relation_masks(kb: KB, parent: np.ndarray, spouse: np.ndarray) -> np.ndarray
     """
     n = parent.shape[0]
     base = {"parent": parent.astype(bool), "spouse": spouse.astype(bool), "self": np.eye(n, dtype=bool)}
+    trees = _trees(kb)
     done: dict[str, np.ndarray] = {}
     active: set[str] = set()
 
-    def lookup(name: str) -> np.ndarray:
+    def evaluate(tree: tuple, owner: str) -> np.ndarray:
+        op = tree[0]
+        if op == "name":
+            return lookup(tree[1], owner)
+        if op == "~":
+            return evaluate(tree[1], owner).T
+        left, right = evaluate(tree[1], owner), evaluate(tree[2], owner)
+        if op == ".":
+            return (left.astype(np.uint8) @ right.astype(np.uint8)) > 0
+        return (left | right) if op == "|" else (left & ~right)
+
+    def lookup(name: str, owner: str = "") -> np.ndarray:
         if name in done:
             return done[name]
-        if name in base and name in active:
+        if name in base and (name == owner or name not in trees):
             return base[name]
-        if name in kb.index:
-            pred = kb.predicates[kb.index[name]]
-            if pred.definition is None:
-                raise KBError(f"predicate {name!r} has no definition")
-            if name in active:
-                raise KBError(f"definition of {name!r} refers to itself")
-            active.add(name)
-            parser = _Parser(_tokens(pred.definition), lookup)
-            val = parser.expr()
-            if parser.peek() is not None:
-                raise KBError(f"definition of {name!r} has trailing {parser.peek()!r}")
-            active.discard(name)
-            val = val & ~base["self"]
-            done[name] = val
-            return val
-        if name in base:
-            return base[name]
-        raise KBError(f"unknown name {name!r} in a definition")
+        if name not in trees:
+            raise KBError(f"unknown name {name!r} in a definition")
+        if name in active:
+            raise KBError(f"definition of {name!r} refers to itself")
+        active.add(name)
+        val = evaluate(trees[name], name) & ~base["self"]
+        active.discard(name)
+        done[name] = val
+        return val
 
     return np.stack([lookup(p.name) for p in kb.predicates])
 

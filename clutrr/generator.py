@@ -26,6 +26,8 @@ from clutrr.templates import Bank, load_bank
 
 MAX_K = 30
 MAX_ATTEMPTS = 400
+CHAINS_PER_FAMILY = 4
+LARGE_FAMILY_K = 13
 SPLITS = ("train", "test")
 
 
@@ -138,7 +140,7 @@ def _family(config: GeneratorConfig, kb: KB, key: tuple, k: int) -> Family:
     fam = _FAMILY_CACHE.get(key)
     if fam is None:
         fc = config.family
-        if k > 10:
+        if k >= LARGE_FAMILY_K:
             fc = FamilyConfig(**{**fc.__dict__, "generations": max(fc.generations, 4)})
         fam = sample_family(fc, kb, random.Random(stable_hash("family", *key)))
         if len(_FAMILY_CACHE) > 16:
@@ -171,7 +173,8 @@ def make_example(
     want = _target_word(kb, seed, split, k, noise, index)
     block = index // config.stories_per_family
     for tries in range(MAX_ATTEMPTS):
-        fam_key = (seed, split, k, noise, block) if tries == 0 and attempt == 0 else (seed, split, k, noise, index, attempt, tries)
+        # the indices of a block share their families, so retries mostly hit the cache
+        fam_key = (seed, split, k, noise, block, tries) if attempt == 0 else (seed, split, k, noise, index, attempt, tries)
         family = _family(config, kb, fam_key, k)
         targets = present_targets(family, kb)
         if not targets:
@@ -182,8 +185,12 @@ def make_example(
             pred, gender = want
         else:
             pred, gender = rng.choice(targets)
-        pair = pick_pair(family, pred, gender, rng)
-        chain = backward_chain(family, kb, k, pair[0], pair[1], rng) if pair else None
+        chain = None
+        for _ in range(CHAINS_PER_FAMILY):
+            pair = pick_pair(family, pred, gender, rng)
+            chain = backward_chain(family, kb, k, pair[0], pair[1], rng) if pair else None
+            if chain is not None:
+                break
         if chain is None:
             continue
         pattern = "-".join(kb.word(p, int(family.gender[b])) for (_, p, b) in chain.facts())
@@ -285,6 +292,16 @@ def _check(kb: KB, chain: Chain, edges: list, k: int) -> None:
     if chain_entailment(kb, chain.preds) != target_bits:
         raise AssertionError("chain does not uniquely entail its target")
     if len(edges) > k:
-        closure = story_closure(kb, [(a, p, b) for a, p, b, _ in edges])
+        # derivations never leave a connected component, so only the query's matters
+        component = {0}
+        linked = [(a, p, b) for a, p, b, _ in edges]
+        grew = True
+        while grew:
+            grew = False
+            for a, _, b in linked:
+                if (a in component) != (b in component):
+                    component |= {a, b}
+                    grew = True
+        closure = story_closure(kb, [f for f in linked if f[0] in component])
         if closure.get((0, k), 0) != target_bits:
             raise AssertionError("noise changed what the story entails")
