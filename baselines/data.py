@@ -48,7 +48,14 @@ class LabelVocab:
     def index(self, word: str) -> int:
         """The id of a relation word (aliases such as ``neice`` accepted); KeyError if unknown."""
         kb: KB = load_kb(self.kb_name)
-        pred, gender = kb.parse_word(word)
+        try:
+            pred, gender = kb.parse_word(word)
+        except KeyError:
+            # the released files' spellings (``neice``) are aliases of the original KB
+            original = load_kb("clutrr_v1")
+            pred, gender = original.parse_word(word)
+            word = original.word(pred, gender)
+            pred, gender = kb.parse_word(word)
         return self.words.index(kb.word(pred, gender))
 
 

@@ -45,11 +45,15 @@ class EdgeTypedGATConv(MessagePassing):
 
 
 class GATClassifier(nn.Module):
-    """Node embeddings -> rounds of :class:`EdgeTypedGATConv` -> [head; tail; mean] -> 2-layer MLP."""
+    """Node embeddings -> rounds of :class:`EdgeTypedGATConv` -> [head; tail; mean] -> 2-layer MLP.
+
+    ``shared_rounds`` applies one layer ``rounds`` times; ``graph_summary`` adds the mean node state.
+    """
 
     def __init__(self, num_labels: int, num_edge_types: int, entity_pool: int = 100, node_dim: int = 100,
                  edge_dim: int = 20, rounds: int = 3, heads: int = 3, mlp_hidden: int = 200,
-                 dropout: float = 0.0, reverse_edges: bool = True) -> None:
+                 dropout: float = 0.0, reverse_edges: bool = True, graph_summary: bool = True,
+                 shared_rounds: bool = False) -> None:
         super().__init__()
         self.num_edge_types = num_edge_types
         self.reverse_edges = reverse_edges
@@ -57,9 +61,13 @@ class GATClassifier(nn.Module):
         self.self_type = num_edge_types * (2 if reverse_edges else 1)
         self.node_emb = nn.Embedding(entity_pool, node_dim, max_norm=1.0)
         self.edge_emb = nn.Embedding(self.self_type + 1, edge_dim)
-        self.convs = nn.ModuleList(EdgeTypedGATConv(node_dim, edge_dim, heads, dropout) for _ in range(rounds))
+        self.graph_summary = graph_summary
+        layers = 1 if shared_rounds else rounds
+        convs = [EdgeTypedGATConv(node_dim, edge_dim, heads, dropout) for _ in range(layers)]
+        self.convs = nn.ModuleList(convs * (rounds if shared_rounds else 1))
+        readout = (3 if graph_summary else 2) * node_dim
         self.mlp = nn.Sequential(
-            nn.Linear(3 * node_dim, mlp_hidden), nn.ReLU(), nn.Dropout(dropout), nn.Linear(mlp_hidden, num_labels)
+            nn.Linear(readout, mlp_hidden), nn.ReLU(), nn.Dropout(dropout), nn.Linear(mlp_hidden, num_labels)
         )
 
     def _edges(self, batch: Batch) -> tuple[torch.Tensor, torch.Tensor]:
@@ -81,5 +89,7 @@ class GATClassifier(nn.Module):
         for conv in self.convs:
             h = h + F.elu(conv(h, edge_index, edge_attr))
         head, tail = batch.query_index
-        readout = torch.cat([h[head], h[tail], global_mean_pool(h, batch.batch, batch.num_graphs)], dim=-1)
-        return self.mlp(readout)
+        parts = [h[head], h[tail]]
+        if self.graph_summary:
+            parts.append(global_mean_pool(h, batch.batch, batch.num_graphs))
+        return self.mlp(torch.cat(parts, dim=-1))

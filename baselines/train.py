@@ -26,7 +26,7 @@ from baselines.tasks import make_task
 from clutrr.errors import UsageError
 
 
-def setup_torch(threads: int = 2, device: str | None = None) -> torch.device:
+def setup_torch(threads: int = 1, device: str | None = None) -> torch.device:
     """Cap CPU threads and pick the device: ``device`` if given, else CUDA when present, else CPU."""
     torch.set_num_threads(max(1, threads))
     if device:
@@ -87,7 +87,7 @@ def train_run(dataset: Dataset, config: dict[str, Any], epochs: int, seed: int, 
 
 def train_and_evaluate(model: str, data: str | Path, epochs: int | None = None, seed: int = 0, runs: int = 1,
                        out: str | Path | None = None, config: str | Path | dict[str, Any] | None = None,
-                       threads: int = 2, device: str | None = None, max_train: int | None = None,
+                       threads: int = 1, device: str | None = None, max_train: int | None = None,
                        progress: bool = True) -> dict[str, Any]:
     """Train ``runs`` times (seeds ``seed``, ``seed+1``, ...) and evaluate; returns the results document.
 
@@ -133,7 +133,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--runs", type=int, default=1)
     p.add_argument("--out", default=None, help="folder for <model>.json and <model>.png")
     p.add_argument("--config", default=None, help="YAML laid over the built-in config of the model")
-    p.add_argument("--threads", type=int, default=2, help="CPU threads for torch (default 2)")
+    p.add_argument("--threads", type=int, default=1, help="CPU threads for torch (default 1: fastest on a shared 2-core CPU)")
     p.add_argument("--device", default=None, help="cpu or cuda (default: cuda when present)")
     p.add_argument("--max-train", type=int, default=None, help="use only the first N training stories")
     p.add_argument("--quiet", action="store_true", help="no progress bars")

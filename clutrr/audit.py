@@ -43,8 +43,10 @@ _WORD_RE = re.compile(r"[a-z]+(?:[-'][a-z]+)*")
 
 
 def story_tokens(story: str) -> list[str]:
-    """Lower-cased word tokens of a story; names lose their brackets, hyphenated words stay whole."""
-    return _WORD_RE.findall(story.lower())
+    """Lower-cased word tokens of a story: names lose their brackets and possessive 's,
+    hyphenated words stay whole."""
+    text = story.lower().replace("[", "").replace("]", "")
+    return [t[:-2] if t.endswith("'s") else t for t in _WORD_RE.findall(text)]
 
 
 def first_mentions(row: StoryRow) -> dict[str, int]:
@@ -221,6 +223,17 @@ def giveaway_words(rows: Sequence[StoryRow], min_count: int = MIN_WORD_COUNT, to
     return {"min_count": min_count, "n_words": len(kept), "top": scored[:top], "coverage": coverage}
 
 
+def train_query_overlap(rows: Sequence[StoryRow], train_rows: Sequence[StoryRow]) -> dict:
+    """Share of ``rows`` whose (head, tail) names are a training query, and with the same label."""
+    seen: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for r in train_rows:
+        seen[tuple(r.query)].add(r.target)
+    hits = [tuple(r.query) in seen for r in rows]
+    same = [r.target in seen.get(tuple(r.query), ()) for r in rows]
+    n = len(rows) or 1
+    return {"seen": sum(hits) / n, "same_label": sum(same) / n}
+
+
 def audit_splits(splits: Sequence[Split], kb: KB, seed: int = 0, alpha: float = ALPHA,
                  min_count: int = MIN_WORD_COUNT) -> dict:
     """The full audit report (JSON-ready) of a dataset's splits."""
@@ -249,6 +262,8 @@ def audit_splits(splits: Sequence[Split], kb: KB, seed: int = 0, alpha: float = 
             "evaluation": preds.evaluation,
             "groups": groups,
             "giveaway": giveaway_words(split.rows, min_count),
+            "train_query_overlap": None if split.is_train or not train_rows
+            else train_query_overlap(split.rows, train_rows),
         })
     flagged = [s["split"] for s in report_splits if any(g["exceeds_gender_ceiling"] for g in s["groups"])]
     biased = [s["split"] for s in report_splits if any(g["query_only"]["vs_majority"]["significant"] for g in s["groups"])]
@@ -306,6 +321,13 @@ def render_markdown(report: dict, title: str) -> str:
                 f"{_pct(q['accuracy'])} | {_p(q['vs_majority']['p_value'])}{flag} | {_pct(g['gender_ceiling'])} | {_pct(g['answer_gender_ceiling'])} | "
                 f"{'yes' if g['exceeds_gender_ceiling'] else 'no'} | {_pct(g['story_bag']['accuracy'])} |"
             )
+    overlaps = [(sp["split"], sp["train_query_overlap"]) for sp in report["splits"] if sp["train_query_overlap"]]
+    if overlaps:
+        out += ["", "## Query pairs seen in training", "",
+                "Share of a test split's items whose (head, tail) names are also a training query, and "
+                "with the same label: name memorization beats reasoning there.", ""]
+        out += [f"- {name}: {_pct(o['seen'])}% seen, {_pct(o['same_label'])}% with the same label"
+                for name, o in overlaps]
     out += ["", "## Give-away words", "",
             f"Words in at least {report['splits'][0]['giveaway']['min_count'] if report['splits'] else MIN_WORD_COUNT} "
             "stories of a split, with max p(label | word); coverage = share of stories holding a word with "

@@ -56,7 +56,8 @@ def load_splits(directory: str | Path) -> list[Split]:
         try:
             rows = read_csv(path)
         except (RowParseError, UnicodeDecodeError) as exc:
-            raise UsageError(f"{path}: not a CLUTRR CSV ({str(exc).splitlines()[0][:120]})") from None
+            detail = str(exc).splitlines()[0].replace(f"{path}: ", "")[:100]
+            raise UsageError(f"{path}: not a CLUTRR CSV ({detail})") from None
         splits.append(Split(path.stem, path, rows))
     if not any(s.rows for s in splits):
         raise UsageError(f"{root}: the CSV files hold no rows")

@@ -43,7 +43,7 @@ class GeneratorConfig:
     family: FamilyConfig = field(default_factory=FamilyConfig)
     noise_facts: int = 2
     holdout: float = 0.1
-    templates: str = "synthetic"
+    templates: str = "paraphrase"
     template_split: bool = True
     max_piece: int = 3
     brackets: bool = True

@@ -12,7 +12,7 @@ from clutrr.errors import UsageError
 from clutrr.kb import load_kb
 
 NAME = "audit"
-HELP = "Audit a dataset for label artifacts (majority, query-only and story-bag baselines, give-away words)."
+HELP = "audit a dataset for label artifacts: majority, query-only and story-bag baselines, give-away words"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -60,7 +60,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--force", action="store_true", help="replace an existing non-empty output directory")
     p.add_argument("--workers", type=int, default=1, help="worker processes; output is identical for any number")
     p.add_argument("--kb", default="kinship", help="KB: kinship or a rules file (must be sound)")
-    p.add_argument("--templates", default="synthetic", help="template bank: synthetic, paraphrase or a YAML path")
+    p.add_argument("--templates", default="paraphrase", help="templates: paraphrase (the bank), synthetic (one plain sentence per fact), or a YAML/AMT JSON path (default paraphrase)")
     p.add_argument("--no-template-split", action="store_true", help="let test stories reuse train templates")
     p.add_argument("--max-piece", type=int, default=3, help="most facts one template may cover (1-3, default 3)")
     p.add_argument("--no-brackets", action="store_true", help="write names without [brackets]")

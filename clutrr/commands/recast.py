@@ -9,7 +9,7 @@ from clutrr.kb import load_kb
 from clutrr.recast import recast_splits
 
 NAME = "recast"
-HELP = "Recast a dataset as NLI pairs: one entailed and one not-entailed hypothesis per story."
+HELP = "recast a dataset as NLI pairs: one entailed and one not-entailed hypothesis per story"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -1,0 +1,157 @@
+"""The artifact audit: exact sign test, skew, gender-prior ceiling, give-away words, CLI."""
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import pytest
+
+from clutrr.audit import (
+    audit_splits, gender_prior, giveaway_words, label_skew, query_features, story_tokens, train_query_overlap,
+)
+from clutrr.cli import main
+from clutrr.datadir import Split, load_splits
+from clutrr.generator import GeneratorConfig, make_example
+from clutrr.kb import load_kb
+from clutrr.stats import binomial_upper_tail, sign_test
+from diag_rows import FIXTURES, RELEASE, make_row, write_csv
+
+M, F = "male", "female"
+
+
+def test_binomial_tail_matches_hand_values():
+    # P(X >= 9 | n=10, p=1/2) = (C(10,9) + C(10,10)) / 2^10 = 11/1024
+    assert binomial_upper_tail(9, 10) == 11 / 1024
+    assert binomial_upper_tail(5, 5) == 1 / 32
+    assert binomial_upper_tail(0, 7) == 1.0
+    assert binomial_upper_tail(3, 2) == 0.0
+    # (C(6,4) + C(6,5) + C(6,6)) / 64 = 22/64
+    assert binomial_upper_tail(4, 6) == 22 / 64
+
+
+def test_sign_test_counts_only_discordant_items():
+    # A right / B wrong on 7 items, the reverse on 1, both right on 3, both wrong on 2.
+    a = [True] * 7 + [False] + [True] * 3 + [False] * 2
+    b = [False] * 7 + [True] + [True] * 3 + [False] * 2
+    t = sign_test(a, b)
+    assert (t.wins, t.losses, t.discordant) == (7, 1, 8)
+    assert t.p_value == pytest.approx(9 / 256)  # (C(8,7) + C(8,8)) / 2^8
+    assert sign_test(b, a).p_value == pytest.approx(255 / 256)
+
+
+def test_label_skew_of_a_two_label_split():
+    skew = label_skew(["grandson"] * 3 + ["daughter"] * 3, vocab_size=22)
+    assert skew["n_labels"] == 2
+    assert skew["majority_share"] == 0.5
+    assert skew["entropy_bits"] == pytest.approx(1.0)
+    assert skew["evenness"] == pytest.approx(1.0)
+
+
+def test_gender_prior_ceiling_by_hand():
+    rows = [make_row(f"r{i}", ("A", M), ("B", M), "son") for i in range(3)]
+    rows += [make_row("r3", ("A", M), ("B", M), "brother")]
+    rows += [make_row(f"f{i}", ("C", F), ("D", M), "husband") for i in range(2)]
+    rows += [make_row(f"s{i}", ("A", M), ("E", F), "sister") for i in range(2)]
+    ceiling, preds = gender_prior(rows)
+    # (male, male): 3 of 4 are "son"; (female, male): both "husband"; (male, female): both "sister".
+    assert ceiling == pytest.approx(7 / 8)
+    assert preds[:4] == ["son"] * 4
+    answer_only, _ = gender_prior(rows, key=lambda r: dict(r.genders)[r.query[1]])
+    assert answer_only == pytest.approx(5 / 8)  # males: 3 son of 6; females: 2 sister of 2
+
+
+def test_query_features_name_genders_and_first_mentions():
+    row = make_row("q", ("Ann", F), ("Bob", M), "son", story="[Bob] met [Ann]. [Ann] smiled.")
+    assert query_features(row) == [
+        "head_gender=female", "head_name=ann", "head_rank=1",
+        "tail_gender=male", "tail_name=bob", "tail_rank=0",
+    ]
+    assert story_tokens("[Bob]'s son-in-law left.") == ["bob", "son-in-law", "left"]
+
+
+def test_giveaway_words_and_coverage():
+    rows = [make_row(f"z{i}", ("A", M), ("B", M), "son", story="the zebra ran") for i in range(5)]
+    rows += [make_row(f"y{i}", ("A", M), ("B", F), "daughter", story="the yak ran") for i in range(5)]
+    gw = giveaway_words(rows, min_count=5, xs=(0.5, 1.0))
+    top = {d["word"]: d for d in gw["top"]}
+    assert top["zebra"]["label"] == "son" and top["zebra"]["p"] == 1.0 and top["zebra"]["count"] == 5
+    assert top["the"]["p"] == 0.5
+    assert gw["coverage"] == [{"x": 0.5, "share": 1.0}, {"x": 1.0, "share": 1.0}]
+    assert giveaway_words(rows, min_count=6)["n_words"] == 2  # only "the" and "ran" reach 6
+
+
+def _generated(split: str, k: int, n: int) -> list:
+    return [make_example(GeneratorConfig(), k, "none", 7, i, split).row for i in range(n)]
+
+
+def test_generated_data_stays_under_the_gender_ceiling_and_planted_names_do_not(tmp_path):
+    kb = load_kb("kinship")
+    train = Split("1.2_train", tmp_path / "1.2_train.csv", _generated("train", 2, 330))
+    test = Split("1.2_test", tmp_path / "1.2_test.csv", _generated("test", 2, 220))
+    report = audit_splits([train, test], kb)
+    assert report["summary"]["passes"], report["summary"]
+    group = report["splits"][1]["groups"][0]
+    assert group["query_only"]["accuracy"] <= group["gender_ceiling"] + 0.05
+
+    def plant(row):  # the tail's name now spells out the label
+        name = "X" + row.target.replace("-", "")
+        return replace(row, query=(row.query[0], name),
+                       genders=[(name if n == row.query[1] else n, g) for n, g in row.genders])
+
+    planted = [Split(s.name, s.path, [plant(r) for r in s.rows]) for s in (train, test)]
+    report = audit_splits(planted, kb)
+    assert "1.2_test" in report["summary"]["exceeds_gender_ceiling"]
+    group = report["splits"][1]["groups"][0]
+    assert group["query_only"]["accuracy"] == 1.0
+    assert group["query_only"]["vs_majority"]["significant"]
+
+
+def test_audit_reports_each_split_and_k(tmp_path):
+    rows = [make_row(f"a{i}", ("A", M), ("B", M), "son", split="train", k=2) for i in range(6)]
+    rows += [make_row(f"b{i}", ("A", M), ("B", F), "niece", split="train", k=3) for i in range(6)]
+    write_csv(tmp_path / "1.2,1.3_train.csv", rows)
+    write_csv(tmp_path / "1.2_test.csv", [make_row("t", ("A", M), ("B", M), "son")])
+    report = audit_splits(load_splits(tmp_path), load_kb("kinship"))
+    train, test = report["splits"]
+    assert train["evaluation"] == "5-fold cross-validation"
+    assert [g["k"] for g in train["groups"]] == ["all", 2, 3]
+    assert test["evaluation"] == "trained on the training split"
+    assert test["groups"][0]["majority"]["label"] == "niece"  # ties go to the first label alphabetically
+
+
+def test_cli_writes_markdown_and_json(tmp_path, capsys):
+    out = tmp_path / "report"
+    assert main(["audit", str(FIXTURES), "--out", str(out)]) == 0
+    assert "| 1.2_test | 2 | 8 |" in capsys.readouterr().out
+    data = json.loads((out / "audit.json").read_text())
+    assert [s["split"] for s in data["splits"]] == ["1.2_train", "1.2_test", "1.3_test"]
+    assert (out / "audit.md").read_text().startswith("# Artifact audit")
+    assert main(["audit", str(FIXTURES), "--out", str(out)]) == 2  # not empty without --force
+
+
+@pytest.mark.parametrize("make_dir", ["missing", "empty"])
+def test_cli_bad_directory_exits_2_and_writes_nothing(tmp_path, capsys, make_dir):
+    src = tmp_path / "data"
+    if make_dir == "empty":
+        src.mkdir()
+    out = tmp_path / "report"
+    assert main(["audit", str(src), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "error" in err
+    assert not out.exists()
+
+
+@pytest.mark.skipif(not (RELEASE / "data_089907f8").is_dir(), reason="released CLUTRR data absent")
+def test_released_k2_test_has_two_labels(tmp_path):
+    (tmp_path / "1.2_test.csv").symlink_to(RELEASE / "data_089907f8" / "1.2_test.csv")
+    report = audit_splits(load_splits(tmp_path), load_kb("kinship"))
+    labels = report["splits"][0]["groups"][0]["labels"]
+    assert labels["n_labels"] == 2
+    assert labels["majority_share"] == 0.5
+
+
+def test_train_query_overlap_counts_reused_name_pairs():
+    train = [make_row("a", ("Ann", F), ("Bob", M), "son"), make_row("b", ("Cy", M), ("Di", F), "wife")]
+    test = [make_row("c", ("Ann", F), ("Bob", M), "son"), make_row("d", ("Cy", M), ("Di", F), "sister"),
+            make_row("e", ("Ed", M), ("Fay", F), "niece"), make_row("f", ("Bob", M), ("Ann", F), "mother")]
+    assert train_query_overlap(test, train) == {"seen": 0.5, "same_label": 0.25}

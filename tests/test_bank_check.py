@@ -1,0 +1,162 @@
+"""The bank validator: every check on small banks written here, the measures, and the shipped bank."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from clutrr.bank_check import TARGETS, check_bank, jaccard, k2_targets, possible_heads, tokens
+from clutrr.cli import main
+from clutrr.kb import load_kb
+
+
+def _bank(tmp_path: Path, blocks: list, name: str = "bank.yaml") -> str:
+    path = tmp_path / name
+    path.write_text(yaml.safe_dump(blocks, sort_keys=False))
+    return str(path)
+
+
+def _problems(tmp_path: Path, clause: str, key: str, *texts: str) -> list[str]:
+    return check_bank(_bank(tmp_path, [{"clause": clause, key: list(texts)}]), targets=False).problems
+
+
+def test_measure_tokens_normalise_entities():
+    assert tokens("{A}'s brother {B} said: \"Don't!\"") == ["ent's", "brother", "ent", "said", "don't"]
+    assert jaccard(frozenset("ab"), frozenset("bc")) == pytest.approx(1 / 3)
+    assert jaccard(frozenset(), frozenset()) == 0.0
+
+
+def test_a_good_template_has_no_problem(tmp_path):
+    assert _problems(tmp_path, "brother-son", "any", "{A}'s brother {B} took his son {C} fishing.") == []
+
+
+@pytest.mark.parametrize("clause, key, text, message", [
+    ("brother", "any", "{A} met {B} and {C}.", "placeholder {C} is not one of the clause's entities"),
+    ("brother", "any", "{A} met {b}.", "placeholder {b} is not one of"),
+    ("brother", "any", "{A} met { B }.", "placeholder { B } is not one of"),
+    ("brother", "any", "{A} met {B} {.", "stray brace"),
+    ("brother-son", "any", "{A} met {B}.", "does not mention {C}"),
+    ("sister", "any", "{A} hugged {B} and his dog.", "pronoun 'his' but no entity is known to be male"),
+    ("brother", "any", "{A} said she liked {B}.", "pronoun 'she' but no entity is known to be female"),
+    ("brother-son", "any", "{C} is the nephew of {A}; {B} is his father.", "names the implied relation: 'nephew'"),
+    ("brother-son", "any", "{A}'s brother {B} has sons, {C} and two nephews.", "names the implied relation: 'nephew'"),
+    ("brother-cousin", "any", "{A} {B} {C}", "cousin is not a relation word"),
+    ("sister-wife", "any", "{A}'s sister {B} and her wife {C}.", "never occurs in a family"),
+    ("husband", "male", "{A} and his husband {B}.", "cannot be male"),
+    ("brother", "any", "   ", "empty template"),
+    ("niece", "any", "{B} waved to her uncle or aunt {A}.", "hedges the gender ('uncle or aunt')"),
+    ("brother", "any", "{B} thanked {A} for his/her help.", "hedges the gender ('his/her')"),
+])
+def test_each_problem_is_found(tmp_path, clause, key, text, message):
+    problems = _problems(tmp_path, clause, key, text)
+    assert any(message in p for p in problems), problems
+
+
+@pytest.mark.parametrize("clause, key, text", [
+    ("sister", "male", "{A} hugged {B} and his dog."),  # A is male under 'male'
+    ("brother", "any", "{B} fixed his bike while {A} watched."),  # B is male
+    ("son", "any", "{A} gave {B}, a son-in-law's best friend, a hat."),  # 'son' is the clause's own word
+    # "her husband {B}" states fact 2 inversely, though A's son's wife's father-in-law is A's husband
+    ("son-wife-father-in-law", "female", "{D} met {C} and her husband {B}, whose mother is {A}."),
+])
+def test_no_false_alarm(tmp_path, clause, key, text):
+    assert _problems(tmp_path, clause, key, text) == []
+
+
+def test_duplicates_ignore_case_and_spacing(tmp_path):
+    path = _bank(tmp_path, [
+        {"clause": "brother", "any": ["{B} is {A}'s brother."], "male": ["{B} is {A}'s Brother."]},
+        {"clause": "brother", "female": ["{B}  is {A}'s brother."]},
+        {"clause": "sister", "any": ["{B} is {A}'s brother."]},  # another clause: no duplicate
+    ])
+    problems = [p for p in check_bank(path, targets=False).problems if "duplicate" in p]
+    assert len(problems) == 2
+    assert [p.split(": ")[0].rsplit(":", 1)[1] for p in problems] == ["5", "8"]
+    assert all("bank.yaml:3" in p for p in problems)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("- clause: brother\n  any: [\"{A} {B}\"\n", "does not parse"),
+    ("clause: brother\n", "expected a list of clause blocks"),
+    ("- just text\n", "must be a mapping"),
+    ("- any: [\"{A} {B}\"]\n", "needs a 'clause' key"),
+    ("- clause: brother\n  anyone: [\"{A} {B}\"]\n", "unknown key 'anyone'"),
+    ("- clause: brother\n  any: \"{A} {B}\"\n", "must be a list of strings"),
+    ("- clause: brother\n  any: [12]\n", "must be a string"),
+    ("- clause: brother\n  any: [\"{A} {B}\"]\n  any: [\"{B} {A}\"]\n", "duplicate key 'any'"),
+])
+def test_files_must_parse_into_clause_blocks(tmp_path, text, message):
+    path = tmp_path / "bad.yaml"
+    path.write_text(text)
+    problems = check_bank(str(path), targets=False).problems
+    assert any(message in p for p in problems), problems
+
+
+def test_statistics_per_k(tmp_path):
+    path = _bank(tmp_path, [
+        {"clause": "brother", "any": ["{A} met {B} today.", "{A} met {B} at noon.", "{A} and {B} sang."]},
+        {"clause": "brother-son", "male": ["{A} saw {B} and {C}."]},
+    ])
+    report = check_bank(path, targets=False)
+    assert report.problems == []
+    k1, k2 = report.stats[1], report.stats[2]
+    assert (k1.clauses, k1.templates, k1.min_count) == (1, 3, 3)
+    assert (k2.clauses, k2.templates, k2.min_count, k2.min_clause) == (1, 1, 1, "brother-son")
+    # unigrams {ent, met, today}, {ent, met, at, noon}, {ent, and, sang}: 2/5, 1/5, 1/6
+    assert k1.jaccard_unigram == pytest.approx((2 / 5 + 1 / 5 + 1 / 6) / 3)
+    # bigrams {ent met, met ent, ent today}, {ent met, met ent, ent at, at noon}, {ent and, and ent, ent sang}
+    assert k1.jaccard_bigram == pytest.approx((2 / 5) / 3)
+    assert k2.jaccard_unigram == 0.0  # a single template has no pairs
+    assert k1.unique_words == 6 and report.unique_words == 7  # met today at noon and sang; saw
+    assert report.counts[("brother", "son")] == {"any": 0, "male": 1, "female": 0}
+
+
+def test_targets_are_checked(tmp_path):
+    path = _bank(tmp_path, [{"clause": "brother", "any": ["{A} met {B} today.", "{A} met {B} today again."]}])
+    report = check_bank(path)
+    assert not report.ok
+    assert "k=1 brother (A male): 2 templates, need 40" in report.unmet
+    assert "k=1 husband (A female): 0 templates, need 40" in report.unmet
+    assert not any(u.startswith("k=1 husband (A male)") for u in report.unmet)  # only a woman has a husband
+    assert "k=2 daughter-father (A female): 0 templates, need 15" in report.unmet
+    assert not any(u.startswith("k=2 daughter-father (A male)") for u in report.unmet)
+    assert "k=3: no clauses" in report.unmet
+    assert f"total: 2 templates, need {TARGETS['total']}" in report.unmet
+    assert any(u.startswith("k=1 unigram Jaccard") for u in report.unmet)
+
+
+def test_valid_k2_clauses_come_from_the_world():
+    kb = load_kb("kinship")
+    targets = k2_targets()
+    assert len(targets) == 114
+    for (w1, w2), heads in targets.items():
+        assert kb.compose(kb.parse_word(w1)[0], kb.parse_word(w2)[0]) >= 0 and heads
+    assert targets[("brother", "son")] == {"male", "female"}
+    assert targets[("daughter", "father")] == {"female"}  # for a man, his daughter's father is himself
+    assert targets[("wife", "brother")] == {"male"}
+    assert ("sister", "wife") not in targets
+    heads = possible_heads()
+    assert heads[("husband",)] == {"female"} and heads[("son",)] == {"male", "female"}
+    assert ("son", "aunt") in heads and ("son", "aunt") not in targets  # a walk, but no rule
+
+
+def test_cli_exit_codes(tmp_path, capsys):
+    good = _bank(tmp_path, [{"clause": "brother", "any": ["{A} met {B} today."]}], "good.yaml")
+    bad = _bank(tmp_path, [{"clause": "brother", "any": ["{A} met {C} today."]}], "bad.yaml")
+    assert main(["paraphrases", "check", good, "--no-targets"]) == 0
+    out = capsys.readouterr().out
+    assert "templates" in out and "Jaccard-1" in out and "problems: 0" in out
+    assert main(["paraphrases", "check", bad, "--no-targets"]) == 1
+    assert "placeholder {C}" in capsys.readouterr().out
+    assert main(["paraphrases", "check", good]) == 1  # far below the targets
+    assert "unmet targets" in capsys.readouterr().out
+    assert main(["paraphrases", "check", str(tmp_path / "missing.yaml")]) == 2
+    assert "no such file" in capsys.readouterr().err
+
+
+def test_the_shipped_bank_passes():
+    report = check_bank("paraphrase")
+    assert report.problems == []
+    assert report.unmet == []
+    assert all(s.jaccard_unigram <= TARGETS["jaccard_unigram"] for s in report.stats.values())

@@ -1,0 +1,145 @@
+"""Probe sets (derangements, gender swap, renaming, shuffling) and permutation-acceptance metrics."""
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+
+from clutrr.cli import main
+from clutrr.csv_format import COLUMNS, read_csv, row_fields, split_f_comb
+from clutrr.datadir import load_splits
+from clutrr.generator import GeneratorConfig, make_example
+from clutrr.kb import GENDERS, load_kb
+from clutrr.permutation_metrics import group_by_story, permutation_acceptance
+from clutrr.probes import (
+    derangement, entity_rename, gender_swap, make_probe, sentence_shuffle, source_id, split_sentences, word_permute,
+)
+from clutrr.verify import verify_row
+from diag_rows import FIXTURES, make_row
+
+KB = load_kb("kinship")
+
+
+def _fixture_rows():
+    rows = [r for s in load_splits(FIXTURES) for r in s.rows]
+    assert all(_entailed(r) for r in rows)
+    return rows
+
+
+def _entailed(row) -> bool:
+    """Whether the KB derives exactly the row's target from its edges (clutrr verify)."""
+    return verify_row(KB, dict(zip(COLUMNS, row_fields(row))))[0] == "entailed"
+
+
+@pytest.mark.parametrize("n", range(2, 12))
+def test_derangements_have_no_fixed_point(n):
+    rng = random.Random(n)
+    for _ in range(200):
+        perm = derangement(n, rng)
+        assert sorted(perm) == list(range(n))
+        assert all(p != i for i, p in enumerate(perm))
+
+
+def test_word_permute_derangements_are_seeded_and_move_every_word():
+    for row in _fixture_rows():
+        words = row.story.split()
+        perms = word_permute(row, seed=4, q=3)
+        assert [p.id for p in perms] == [f"{row.id}::perm{j}" for j in range(3)]
+        for p in perms:
+            new = p.story.split()
+            assert Counter(new) == Counter(words)
+            assert all(a != b for a, b in zip(new, words))  # no position keeps its word
+            assert p.target == row.target and source_id(p.id) == row.id
+        assert [p.story for p in word_permute(row, seed=4, q=3)] == [p.story for p in perms]
+    stories = [p.story for r in _fixture_rows() for p in word_permute(r, seed=5, q=3)]
+    assert stories != [p.story for r in _fixture_rows() for p in word_permute(r, seed=4, q=3)]
+
+
+def test_sentence_shuffle_reorders_and_keeps_labels():
+    for row in _fixture_rows():
+        new = sentence_shuffle(row, seed=0)[0]
+        assert sorted(split_sentences(new.story)) == sorted(split_sentences(row.story))
+        assert new.story != row.story
+        assert (new.target, new.query, new.id) == (row.target, row.query, row.id)
+
+
+def test_gender_swap_relabels_by_the_kb():
+    for row in _fixture_rows():
+        new = gender_swap(row, seed=0, kb=KB)[0]
+        pred, g = KB.parse_word(row.target)
+        assert KB.parse_word(new.target) == (pred, 1 - g)
+        assert [g for _, g in new.genders] == [GENDERS[1 - GENDERS.index(g)] for _, g in row.genders]
+        assert not {n for n, _ in new.genders} & {n for n, _ in row.genders}
+        assert _entailed(new)
+        assert split_f_comb(new.f_comb) == new.edge_types
+        for name, _ in new.genders:
+            assert f"[{name}]" in new.story
+
+
+def test_gender_swap_rewrites_text_consistently():
+    row = make_row("g", ("Kate", "female"), ("Lena", "female"), "daughter",
+                   story="[Kate] and her sister are sisters. She took her daughter [Lena] to her house; "
+                         "[Lena] thanked her.")
+    new = gender_swap(row, seed=1, kb=KB)[0]
+    kate, lena = new.query
+    assert new.story == (f"[{kate}] and his brother are brothers. He took his son [{lena}] to his house; "
+                         f"[{lena}] thanked him.")
+    assert new.target == "son"
+
+
+def test_gender_swap_on_generated_stories_matches_the_chain():
+    for i in range(30):
+        row = make_example(GeneratorConfig(), 3, "none", 0, i, "test").row
+        new = gender_swap(row, seed=0, kb=KB)[0]
+        assert _entailed(new)
+        assert not any(f"[{n}]" in new.story for n, _ in row.genders)
+
+
+def test_entity_rename_keeps_genders_and_labels_and_avoids_names():
+    rows = _fixture_rows()
+    avoid = {"Liam", "Emma", "Olivia", "Noah"}
+    for row in rows:
+        new = entity_rename(row, seed=0, avoid=avoid)[0]
+        assert [g for _, g in new.genders] == [g for _, g in row.genders]
+        assert not {n for n, _ in new.genders} & ({n for n, _ in row.genders} | avoid)
+        assert (new.target, new.f_comb, new.edge_types) == (row.target, row.f_comb, row.edge_types)
+        assert _entailed(new)
+
+
+def test_unknown_kind_is_a_usage_error(tmp_path, capsys):
+    out = tmp_path / "probe"
+    assert main(["probe", str(FIXTURES), "--kind", "mirror", "--out", str(out)]) == 2
+    assert capsys.readouterr().err.count("\n") == 1
+    assert not out.exists()
+    assert main(["probe", str(tmp_path / "missing"), "--kind", "gender-swap", "--out", str(out)]) == 2
+    assert not out.exists()
+
+
+def test_cli_writes_probe_csvs_for_test_files(tmp_path):
+    out = tmp_path / "probe"
+    assert main(["probe", str(FIXTURES), "--kind", "word-permute", "--q", "2", "--out", str(out)]) == 0
+    assert sorted(p.name for p in out.iterdir()) == ["1.2_test.csv", "1.3_test.csv", "probe.json"]
+    rows = read_csv(out / "1.3_test.csv")
+    assert len(rows) == 8
+    again = make_probe("word-permute", read_csv(FIXTURES / "1.3_test.csv"), KB, seed=0, q=2)
+    assert [r.story for r in rows] == [r.story for r in again]
+
+
+def test_permutation_acceptance_by_hand():
+    gold = ["son", "aunt", "wife", "niece"]
+    original = ["son", "aunt", "son", "uncle"]
+    permuted = [["son", "son", "aunt", "son"], ["uncle"] * 4, ["wife", "son", "son", "son"], ["uncle"] * 4]
+    m = permutation_acceptance(gold, original, permuted, n_labels=4)
+    assert m.omega_max == 0.5  # stories 0 and 2 have a gold-predicted permutation
+    assert m.omega_rand == 0.25  # only story 0 beats 1/4 (3/4 > 1/4; story 2 has exactly 1/4)
+    assert m.p_correct == pytest.approx((0.75 + 0.0) / 2)
+    assert m.p_wrong == pytest.approx((0.25 + 0.0) / 2)
+    assert (m.originally_correct, m.originally_wrong) == (2, 2)
+    with pytest.raises(ValueError):
+        permutation_acceptance(gold, original, permuted[:3], n_labels=4)
+
+
+def test_group_by_story_uses_probe_ids():
+    grouped = group_by_story(["a::perm0", "b::perm0", "a::perm1"], ["x", "y", "z"])
+    assert grouped == {"a": ["x", "z"], "b": ["y"]}
