@@ -22,7 +22,7 @@ from tqdm import tqdm
 from clutrr import __version__
 from clutrr.csv_format import CsvWriter
 from clutrr.errors import UsageError
-from clutrr.generator import Example, GeneratorConfig, check_request, make_example, pattern_heldout
+from clutrr.generator import Example, GeneratorConfig, banks, check_request, make_example, pattern_heldout
 from clutrr.noise import TASK_OF_NOISE
 
 CHUNK = 64
@@ -197,10 +197,21 @@ def _generate_into(spec: DatasetSpec, tmp: Path, workers: int, progress: bool) -
         "generator": "clutrr", "version": __version__, "seed": spec.seed,
         "spec": _spec_dict(spec),
         "files": file_stats,
+        "templates": _template_split(spec),
         "splits": {s: {"rows": a["rows"], "labels": dict(sorted(a["labels"].items())),
                        "distinct_patterns": len(a["patterns"])} for s, a in splits.items()},
         "checks": {"duplicate_stories": 0, "duplicates_replaced": replaced,
                    "heldout_patterns_in_train": heldout_in_train},
+    }
+
+
+def _template_split(spec: DatasetSpec) -> dict:
+    """The template holdout: which templates each split may use (test ids listed)."""
+    parts = banks(spec.config, spec.seed)
+    return {
+        "source": spec.config.templates, "template_split": spec.config.template_split,
+        "train_templates": len(parts["train"]), "test_templates": len(parts["test"]),
+        "test_template_ids": sorted(t.id for t in parts["test"].templates()) if spec.config.template_split else [],
     }
 
 

@@ -67,3 +67,16 @@ def test_manifest_reports_rows_labels_and_patterns(dataset):
     assert f["rows"] == 1320 and sum(f["labels"].values()) == 1320
     assert sum(f["patterns"]["counts"].values()) == 1320
     assert on_disk["splits"]["test"]["rows"] == 6 * 220
+
+
+def test_manifest_records_the_template_split(dataset):
+    out, _, _ = dataset
+    manifest = json.loads((out / "config.json").read_text())
+    test_ids = set(manifest["templates"]["test_template_ids"])
+    assert manifest["templates"]["template_split"] and test_ids
+    for path in out.glob("*.jsonl"):
+        used = {p["template"] for line in path.read_text().splitlines() for p in json.loads(line)["pieces"]}
+        if path.name.endswith("_train.jsonl"):
+            assert not used & test_ids
+        else:
+            assert used <= test_ids
