@@ -21,7 +21,7 @@ from clutrr.family import Family, FamilyConfig, sample_family
 from clutrr.kb import KB, load_kb
 from clutrr.names import load_names
 from clutrr.noise import NOISE_KINDS, TASK_OF_NOISE, add_noise
-from clutrr.stitching import GENDER_NAMES, Piece, mention, render_path
+from clutrr.stitching import GENDER_NAMES, Piece, render_path
 from clutrr.templates import Bank, load_bank
 
 MAX_K = 30
@@ -95,6 +95,8 @@ def check_request(k: int, noise: str, split: str, config: GeneratorConfig) -> No
         raise UsageError(f"unknown noise type {noise!r} (choose from {', '.join(NOISE_KINDS)})")
     if split not in SPLITS:
         raise UsageError(f"split must be 'train' or 'test', got {split!r}")
+    if noise in ("supporting", "all") and k < 2:
+        raise UsageError("supporting noise needs k >= 2 (it links two chain people other than the query pair)")
     if noise in ("supporting", "all") and config.noise_facts == 1 and k < 3:
         raise UsageError("supporting noise with one fact needs k >= 3 (it links two non-adjacent chain people)")
 

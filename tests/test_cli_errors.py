@@ -19,6 +19,7 @@ from helpers import REPO, run_generate
     (["--kb", "no/such/rules.yaml"], "cannot read rules file"),
     (["--kb", "clutrr_v1"], "unsound"),
     (["--workers", "0"], "--workers must be at least 1"),
+    (["--k", "1", "--noise", "supporting"], "supporting noise needs k >= 2"),
 ])
 def test_bad_arguments(tmp_path, args, fragment):
     out = tmp_path / "out"
