@@ -30,6 +30,24 @@ PUBLISHED_GAT = {2: 1.0, 3: 1.0, 4: 0.91, 5: 0.76, 6: 0.54, 7: 0.56, 8: 0.54, 9:
 # BiLSTM-attention trained and tested clean on data_7c5b0e70 (Sinha et al. 2019): 0.58 ± 0.05.
 PUBLISHED_BILSTM_CLEAN = (0.58, 0.05)
 PUBLISHED = {"gat-089907f8": PUBLISHED_GAT, "gat-ours": PUBLISHED_GAT}
+CHOICES = [
+    "## Settings and choices", "",
+    "- Configs: `baselines/configs/*.yaml`. GAT: node embeddings 100, edge-type embeddings 20 in both the",
+    "  attention scores and the messages, 3 heads (averaged), 3 rounds with residual ELU updates, readout",
+    "  [head; tail; mean of nodes] into a 2-layer MLP (hidden 200). BiLSTM: embeddings 100 (words learned,",
+    "  `@entity-k` placeholders random and frozen), 2 bidirectional layers of 100, attention or mean pooling,",
+    "  concatenated with the mean BiLSTM state at each query entity's mentions, 2-layer MLP (hidden 200).",
+    "  Adam, lr 0.001, batch 100, no early stopping: the model after the last epoch is evaluated.",
+    "- Entity ids (graph nodes and text placeholders) are drawn per story from a pool of 100 and redrawn",
+    "  for every training batch, so no identity carries over between stories.",
+    "- Facts without a relation word (the released files' noise edges) stay in the graph with an extra",
+    "  `unknown` edge type; our generator types every edge. The GAT also passes messages against each",
+    "  fact, with a separate reverse-type embedding, and every node has a self loop.",
+    "- Text is padded per length bucket, not packed (faster on this CPU).",
+    "- Threads: 1 per process. On this shared 2-core machine two threads ran the GAT about 7x slower",
+    "  than one (see `benchmarks/bench_baselines.py`); two experiments ran side by side instead.",
+    "",
+]
 
 
 def machine_description() -> str:
@@ -99,7 +117,7 @@ def render(experiments: list[tuple[str, dict[str, Any], str]],
         lines += _section(title, doc, slug)
     for slug in missing or []:
         lines += [f"## {EXPERIMENTS[slug][0]}", "", "Not run.", ""]
-    lines += ["![accuracy against k](accuracy_vs_k.png)", ""]
+    lines += CHOICES + ["![accuracy against k](accuracy_vs_k.png)", ""]
     return "\n".join(lines)
 
 

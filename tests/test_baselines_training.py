@@ -9,6 +9,7 @@ import pytest
 import torch
 
 from baselines.bilstm import BiLSTMClassifier
+from baselines.config import load_config, merge
 from baselines.train import main, train_and_evaluate
 from clutrr.csv_format import CsvWriter
 from clutrr.generator import GeneratorConfig, make_example
@@ -18,32 +19,38 @@ CHANCE = 1 / 22
 
 @pytest.fixture(scope="module")
 def tiny_data(tmp_path_factory) -> Path:
-    """400 generated k=2 training stories and 100 test stories with the same settings."""
+    """250 generated training stories for each of k=1 and k=2, and 100 test stories per k.
+
+    Test stories reuse the training templates, so a text model can learn them from so few rows.
+    """
     root = tmp_path_factory.mktemp("tiny")
-    config = GeneratorConfig()
-    for name, split, rows in (("1.2_train.csv", "train", 400), ("1.2_test.csv", "test", 100)):
+    config = GeneratorConfig(template_split=False)
+    files = [("1.1,1.2_train.csv", [(1, "train", range(250)), (2, "train", range(250))]),
+             ("1.1_test.csv", [(1, "test", range(100))]), ("1.2_test.csv", [(2, "test", range(100))])]
+    for name, parts in files:
         with open(root / name, "w", newline="", encoding="utf-8") as fh:
             writer = CsvWriter(fh)
-            for i in range(rows):
-                writer.write(make_example(config, 2, "none", 7, i, split).row)
+            for k, split, indices in parts:
+                for i in indices:
+                    writer.write(make_example(config, k, "none", 7, i, split).row)
     return root
 
 
-def test_gat_beats_chance_quickly(tiny_data):
+def test_gat_composes_relations_well_above_chance(tiny_data):
     start = time.perf_counter()
-    doc = train_and_evaluate("gat", tiny_data, epochs=25, seed=0, runs=1, progress=False)
+    doc = train_and_evaluate("gat", tiny_data, epochs=20, seed=0, runs=1, progress=False)
     assert time.perf_counter() - start < 60
-    acc = doc["summary"]["1.2_test.csv"]["mean"]
-    assert acc > 6 * CHANCE, acc
+    assert doc["summary"]["1.2_test.csv"]["mean"] > 10 * CHANCE  # k=2 needs composing two facts
+    assert doc["summary"]["1.1_test.csv"]["mean"] > 10 * CHANCE
 
 
-def test_bilstm_attention_beats_chance_quickly(tiny_data):
+def test_bilstm_attention_reads_relations_well_above_chance(tiny_data):
+    config = merge(load_config("bilstm-attn"), {"training": {"batch_size": 20}})
     start = time.perf_counter()
-    doc = train_and_evaluate("bilstm-attn", tiny_data, epochs=15, seed=0, runs=1, progress=False)
+    doc = train_and_evaluate("bilstm-attn", tiny_data, epochs=8, seed=0, runs=1, config=config, progress=False)
     assert time.perf_counter() - start < 60
-    acc = doc["summary"]["1.2_test.csv"]["mean"]
-    assert acc > 3 * CHANCE, acc
-    assert doc["per_run"][0]["train_accuracy"] > acc - 0.05
+    assert doc["summary"]["1.1_test.csv"]["mean"] > 6 * CHANCE
+    assert doc["per_run"][0]["train_accuracy"] > 0.5
 
 
 def test_placeholder_embeddings_stay_frozen():
@@ -58,7 +65,7 @@ def test_cli_writes_json_and_png(tiny_data, tmp_path, capsys):
                  "--max-train", "100", "--out", str(out), "--quiet"])
     assert code == 0
     printed = capsys.readouterr().out
-    assert "1.2" in printed and "±" in printed
+    assert "1.1 " in printed and "1.2 " in printed and "±" in printed
     doc = json.loads((out / "bilstm-mean.json").read_text())
     assert doc["runs"] == 2 and [r["seed"] for r in doc["per_run"]] == [0, 1]
     assert doc["train_rows"] == 100 and doc["threads"] == torch.get_num_threads()
