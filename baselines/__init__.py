@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-__all__ = ["train_and_evaluate", "load_dataset", "MODELS"]
+from baselines.config import MODEL_NAMES as MODELS
 
-MODELS = ("gat", "bilstm-attn", "bilstm-mean")
+__all__ = ["train_and_evaluate", "load_dataset", "MODELS"]
 
 if TYPE_CHECKING:  # pragma: no cover
     from baselines.data import load_dataset

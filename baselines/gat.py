@@ -5,8 +5,11 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 from torch_geometric.data import Batch
-from torch_geometric.nn import MessagePassing, global_mean_pool
+from torch_geometric.nn import MessagePassing, global_add_pool, global_max_pool, global_mean_pool
 from torch_geometric.utils import softmax
+
+
+POOLS = {"mean": global_mean_pool, "sum": global_add_pool, "max": global_max_pool}
 
 
 class EdgeTypedGATConv(MessagePassing):
@@ -47,12 +50,13 @@ class EdgeTypedGATConv(MessagePassing):
 class GATClassifier(nn.Module):
     """Node embeddings -> rounds of :class:`EdgeTypedGATConv` -> [head; tail; mean] -> 2-layer MLP.
 
-    ``shared_rounds`` applies one layer ``rounds`` times; ``graph_summary`` adds the mean node state.
+    ``shared_rounds`` applies one layer ``rounds`` times; ``graph_summary`` (mean, sum, max or
+    None) pools all node states into the readout.
     """
 
     def __init__(self, num_labels: int, num_edge_types: int, entity_pool: int = 100, node_dim: int = 100,
                  edge_dim: int = 20, rounds: int = 3, heads: int = 3, mlp_hidden: int = 200,
-                 dropout: float = 0.0, reverse_edges: bool = True, graph_summary: bool = True,
+                 dropout: float = 0.0, reverse_edges: bool = True, graph_summary: str | None = "sum",
                  shared_rounds: bool = False) -> None:
         super().__init__()
         self.num_edge_types = num_edge_types
@@ -61,7 +65,9 @@ class GATClassifier(nn.Module):
         self.self_type = num_edge_types * (2 if reverse_edges else 1)
         self.node_emb = nn.Embedding(entity_pool, node_dim, max_norm=1.0)
         self.edge_emb = nn.Embedding(self.self_type + 1, edge_dim)
-        self.graph_summary = graph_summary
+        if graph_summary not in POOLS and graph_summary is not None:
+            raise ValueError(f"graph_summary must be one of {sorted(POOLS)} or null, not {graph_summary!r}")
+        self.pool = POOLS.get(graph_summary)
         layers = 1 if shared_rounds else rounds
         convs = [EdgeTypedGATConv(node_dim, edge_dim, heads, dropout) for _ in range(layers)]
         self.convs = nn.ModuleList(convs * (rounds if shared_rounds else 1))
@@ -90,6 +96,6 @@ class GATClassifier(nn.Module):
             h = h + F.elu(conv(h, edge_index, edge_attr))
         head, tail = batch.query_index
         parts = [h[head], h[tail]]
-        if self.graph_summary:
-            parts.append(global_mean_pool(h, batch.batch, batch.num_graphs))
+        if self.pool is not None:
+            parts.append(self.pool(h, batch.batch, batch.num_graphs))
         return self.mlp(torch.cat(parts, dim=-1))

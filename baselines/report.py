@@ -3,7 +3,7 @@
     python -m baselines.report --results baselines/results --out baselines/RESULTS.md
 
 expects ``<results>/<slug>/<model>.json`` for the slugs in :data:`EXPERIMENTS` (missing ones are
-listed as not run) and also draws ``<out folder>/accuracy_vs_k.png``.
+listed as not run), adds ``<results>/notes.md`` if present, and draws ``<out folder>/accuracy_vs_k.png``.
 """
 from __future__ import annotations
 
@@ -121,9 +121,14 @@ def render(experiments: list[tuple[str, dict[str, Any], str]],
     return "\n".join(lines)
 
 
-def write_report(results: str | Path, out: str | Path, machine: str | None = None, notes: str = "") -> Path:
-    """Read the results under ``results``, write ``out`` and the plot beside it."""
+def write_report(results: str | Path, out: str | Path, machine: str | None = None) -> Path:
+    """Read the results under ``results``, write ``out`` and the plot beside it.
+
+    ``<results>/notes.md``, when present, is added before the plot (wall times, epoch choices).
+    """
     results, out = Path(results), Path(out)
+    notes_file = results / "notes.md"
+    notes = notes_file.read_text(encoding="utf-8") if notes_file.is_file() else ""
     found, missing = [], []
     for slug, (title, stem) in EXPERIMENTS.items():
         path = results / slug / f"{stem}.json"
@@ -152,10 +157,8 @@ def main(argv: list[str] | None = None) -> int:
     here = Path(__file__).resolve().parent
     p.add_argument("--results", default=str(here / "results"))
     p.add_argument("--out", default=str(here / "RESULTS.md"))
-    p.add_argument("--notes", default="", help="a markdown file whose text goes before the plot")
     args = p.parse_args(argv)
-    notes = Path(args.notes).read_text(encoding="utf-8") if args.notes else ""
-    print(f"wrote {write_report(args.results, args.out, notes=notes)}")
+    print(f"wrote {write_report(args.results, args.out)}")
     return 0
 
 

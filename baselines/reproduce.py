@@ -44,10 +44,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--test-rows", type=int, default=500, help="test rows per k of our generated data")
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--only", default=",".join(EXPERIMENTS), help="comma-separated experiment slugs")
-    p.add_argument("--notes", default="", help="a markdown file added to the report")
     args = p.parse_args(argv)
     release, out = Path(args.release), Path(args.out)
-    notes = Path(args.notes).read_text(encoding="utf-8") if args.notes else ""
     try:
         for slug in args.only.split(","):
             if slug not in EXPERIMENTS:
@@ -58,13 +56,11 @@ def main(argv: list[str] | None = None) -> int:
                 with tempfile.TemporaryDirectory() as tmp:
                     data = generate_ours(Path(tmp) / "data", args.seed, args.test_rows)
                     doc = train_and_evaluate(model, data, epochs, args.seed, args.runs, out / slug, threads=args.threads)
-                doc_data = "generated (seed %d)" % args.seed
             else:
                 data = release / ("data_089907f8" if slug == "gat-089907f8" else "data_7c5b0e70")
                 doc = train_and_evaluate(model, data, epochs, args.seed, args.runs, out / slug, threads=args.threads)
-                doc_data = data.name
-            print(f"{slug}: done in {doc['seconds'] / 60:.1f} min ({doc_data})")
-            write_report(out, args.report, notes=notes)
+            print(f"{slug}: done in {doc['seconds'] / 60:.1f} min")
+            write_report(out, args.report)
     except UsageError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -129,6 +129,9 @@ def plot_accuracy(docs: list[dict[str, Any]], path: str | Path, title: str | Non
     for label, by_k in (reference or {}).items():
         ks = sorted(by_k)
         ax.plot(ks, [by_k[k] for k in ks], linestyle="--", marker="x", label=label)
+    from matplotlib.ticker import MaxNLocator
+
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("k (relations in the chain)")
     ax.set_ylabel("test accuracy")
     ax.set_ylim(0.0, 1.02)

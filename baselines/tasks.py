@@ -10,7 +10,7 @@ from torch_geometric.data import Batch
 
 from baselines.data import Dataset
 from baselines.graphs import graph_samples, redraw_entities
-from baselines.text import WordVocab, bucket_batches, collate, text_samples
+from baselines.text import ENTITY, UNK, WordVocab, bucket_batches, collate, text_samples
 
 
 class GraphTask:
@@ -68,10 +68,15 @@ class TextTask:
         return BiLSTMClassifier(len(self.labels.words), len(self.vocab), self.pool, **self.config["model_args"])
 
     def train_batches(self, batch_size: int, rng: np.random.Generator, gen: torch.Generator) -> Iterator[Any]:
-        """Length-bucketed shuffled batches, placeholders redrawn when the config says so."""
+        """Length-bucketed shuffled batches; placeholders redrawn and words hidden as ``<unk>`` per the config."""
         resample = self.config["training"].get("resample_entities", True)
+        word_dropout = float(self.config["training"].get("word_dropout", 0.0))
         for idx in bucket_batches([len(s.words) for s in self.train], batch_size, rng):
-            yield collate([self.train[i] for i in idx], self.pool if resample else None, gen if resample else None)
+            batch = collate([self.train[i] for i in idx], self.pool if resample else None, gen if resample else None)
+            if word_dropout > 0:
+                hide = (torch.rand(batch.words.shape, generator=gen) < word_dropout) & (batch.words > ENTITY)
+                batch.words = batch.words.masked_fill(hide, UNK)
+            yield batch
 
     def eval_batches(self, file: str | None, batch_size: int) -> Iterator[Any]:
         """Batches of a test file (or of the training set when ``file`` is None), bucketed by length."""

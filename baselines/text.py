@@ -57,10 +57,6 @@ class TextSample:
     query: tuple[int, int]
     label: int
 
-    def placeholders(self) -> list[int]:
-        """Per token the placeholder id (``@entity-k``), or -1 for a word."""
-        return [self.entities[s] if s >= 0 else -1 for s in self.slots]
-
     def query_positions(self) -> tuple[list[int], list[int]]:
         """Token positions of the query's head and tail."""
         head, tail = self.query

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from baselines.report import render
+from baselines.report import render, write_report
 from baselines.results import SCHEMA, SchemaError, format_table, plot_accuracy, read_json, summarize, validate, write_json
 
 
@@ -76,3 +76,13 @@ def test_report_puts_ours_beside_published(tmp_path):
     text = render([("GAT, released data_089907f8", doc, "gat-089907f8")], machine="test machine")
     assert "| 4 | 0.91 | 0.70 ± 0.10 |" in text
     assert "test machine" in text and "5 epochs" in text
+
+
+def test_write_report_reads_results_folder(tmp_path):
+    write_json(make_doc(ACCS), tmp_path / "results" / "gat-089907f8" / "gat.json")
+    (tmp_path / "results" / "notes.md").write_text("Total wall time: 1 min.\n")
+    out = write_report(tmp_path / "results", tmp_path / "doc" / "RESULTS.md", machine="m")
+    text = out.read_text()
+    assert "| 2 | 1.00 | 0.95 ± 0.05 |" in text
+    assert text.count("Not run.") == 2 and "Total wall time: 1 min." in text
+    assert (tmp_path / "doc" / "accuracy_vs_k.png").is_file()
