@@ -56,7 +56,7 @@ class GATClassifier(nn.Module):
 
     def __init__(self, num_labels: int, num_edge_types: int, entity_pool: int = 100, node_dim: int = 100,
                  edge_dim: int = 20, rounds: int = 3, heads: int = 3, mlp_hidden: int = 200,
-                 dropout: float = 0.0, reverse_edges: bool = True, graph_summary: str | None = "sum",
+                 dropout: float = 0.1, reverse_edges: bool = True, graph_summary: str | None = "sum",
                  shared_rounds: bool = False) -> None:
         super().__init__()
         self.num_edge_types = num_edge_types
