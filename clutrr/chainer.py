@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from clutrr.family import Family
+from clutrr.family import Family, bit_indices
 from clutrr.kb import KB
 
 
@@ -72,9 +72,7 @@ def backward_chain(family: Family, kb: KB, k: int, x: int, z: int, rng: random.R
     if target < 0:
         return None
     chain = Chain([x, z], [target], target)
-    used = np.zeros(family.size, dtype=bool)
-    used[[x, z]] = True
-    masks = family.masks
+    used = (1 << x) | (1 << z)
     for _ in range(k - 1):
         edges = list(range(len(chain.preds)))
         rng.shuffle(edges)
@@ -84,14 +82,13 @@ def backward_chain(family: Family, kb: KB, k: int, x: int, z: int, rng: random.R
             rules = kb.rules_for(r)
             rng.shuffle(rules)
             for r1, r2 in rules:
-                cand = masks[r1, a] & masks[r2, :, b] & ~used
-                if not cand.any():
+                cand = family.row_bits(r1, a) & family.col_bits(r2, b) & ~used
+                if not cand:
                     continue
-                genders = [g for g in (0, 1) if (cand & (family.gender == g)).any()]
-                g = rng.choice(genders)
-                options = np.flatnonzero(cand & (family.gender == g))
-                c = int(options[rng.randrange(len(options))])
-                used[c] = True
+                by_gender = [cand & gb for gb in family.gender_bits if cand & gb]
+                options = bit_indices(rng.choice(by_gender))
+                c = options[rng.randrange(len(options))]
+                used |= 1 << c
                 chain.people.insert(e + 1, c)
                 chain.preds[e:e + 1] = [r1, r2]
                 chain.proof.append(((a, r, b), (a, r1, c), (c, r2, b)))

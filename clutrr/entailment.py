@@ -57,6 +57,7 @@ def story_closure(kb: KB, facts: list[tuple[int, int, int]]) -> dict[tuple[int, 
     inverse = [p.inverse for p in kb.predicates]
     inverse_of: dict[int, int] = {}
     compose = kb.compose_sets
+    cache = kb.set_cache  # read directly: this loop is the generator's hot path
     for a, p, b in facts:
         add(a, 1 << p, b)
     while work:
@@ -71,10 +72,20 @@ def story_closure(kb: KB, facts: list[tuple[int, int, int]]) -> dict[tuple[int, 
         add(b, inv_bits, a)
         for c in list(out_edges[b]):
             if c != a:
-                add(a, compose(new, known[(b, c)]), c)
+                key = (new, known[(b, c)])
+                r = cache.get(key)
+                if r is None:
+                    r = compose(*key)
+                if r:
+                    add(a, r, c)
         for z in list(in_edges[a]):
             if z != b:
-                add(z, compose(known[(z, a)], new), b)
+                key = (known[(z, a)], new)
+                r = cache.get(key)
+                if r is None:
+                    r = compose(*key)
+                if r:
+                    add(z, r, b)
     return {key: v for key, v in known.items() if v}
 
 

@@ -55,6 +55,9 @@ class Family:
         single = (self.bits != 0) & ((self.bits & (self.bits - np.uint32(1))) == 0)
         self.single = single
         self.targets: list[tuple[int, int]] | None = None
+        self.gender_bits = tuple(_as_bits(self.gender == g) for g in (0, 1))
+        self._rows: dict[tuple[int, int], int] = {}
+        self._cols: dict[tuple[int, int], int] = {}
 
     @property
     def size(self) -> int:
@@ -68,9 +71,39 @@ class Family:
             return -1
         return b.bit_length() - 1
 
+    def row_bits(self, pred: int, x: int) -> int:
+        """The people y with "y is x's pred", as an int bitset (bit y)."""
+        key = (pred, x)
+        hit = self._rows.get(key)
+        if hit is None:
+            hit = self._rows[key] = _as_bits(self.masks[pred, x])
+        return hit
+
+    def col_bits(self, pred: int, y: int) -> int:
+        """The people x with "y is x's pred", as an int bitset (bit x)."""
+        key = (pred, y)
+        hit = self._cols.get(key)
+        if hit is None:
+            hit = self._cols[key] = _as_bits(self.masks[pred, :, y])
+        return hit
+
     def holds(self, x: int, pred: int, y: int) -> bool:
         """Whether y is x's ``pred``."""
         return bool(self.masks[pred, x, y])
+
+
+def _as_bits(row: np.ndarray) -> int:
+    return int.from_bytes(np.packbits(row, bitorder="little").tobytes(), "little")
+
+
+def bit_indices(bits: int) -> list[int]:
+    """Positions of the set bits of ``bits``, lowest first."""
+    out = []
+    while bits:
+        low = bits & -bits
+        out.append(low.bit_length() - 1)
+        bits ^= low
+    return out
 
 
 def sample_family(config: FamilyConfig, kb: KB, rng: random.Random) -> Family:

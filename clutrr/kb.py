@@ -76,7 +76,7 @@ class KB:
         self.table = [[-1] * n for _ in range(n)]
         for (a, b), c in self.rules.items():
             self.table[a][b] = c
-        self._set_cache: dict[tuple[int, int], int] = {}
+        self.set_cache: dict[tuple[int, int], int] = {}
         self._by_head: dict[int, list[tuple[int, int]]] = {}
         for pair, c in sorted(self.rules.items()):
             self._by_head.setdefault(c, []).append(pair)
@@ -101,7 +101,7 @@ class KB:
     def compose_sets(self, a_bits: int, b_bits: int) -> int:
         """Compose two sets of predicates given as bitmasks; the result is a bitmask."""
         key = (a_bits, b_bits)
-        hit = self._set_cache.get(key)
+        hit = self.set_cache.get(key)
         if hit is not None:
             return hit
         out = 0
@@ -111,7 +111,7 @@ class KB:
                 c = row[b]
                 if c >= 0:
                     out |= 1 << c
-        self._set_cache[key] = out
+        self.set_cache[key] = out
         return out
 
     def rules_for(self, head: int) -> list[tuple[int, int]]:

@@ -49,6 +49,7 @@ class Bank:
         for t in templates:
             self.by_clause.setdefault(t.clause, []).append(t)
         self.max_len = max((len(c) for c in self.by_clause), default=0)
+        self._choices: dict[tuple[tuple[str, ...], str], list[Template]] = {}
 
     def __len__(self) -> int:
         return sum(len(v) for v in self.by_clause.values())
@@ -59,7 +60,11 @@ class Bank:
 
     def choices(self, clause: tuple[str, ...], head_gender: str) -> list[Template]:
         """Templates that can render ``clause`` with a first entity of ``head_gender``."""
-        return [t for t in self.by_clause.get(clause, ()) if t.fits(head_gender)]
+        key = (clause, head_gender)
+        hit = self._choices.get(key)
+        if hit is None:
+            hit = self._choices[key] = [t for t in self.by_clause.get(clause, ()) if t.fits(head_gender)]
+        return hit
 
     def split(self, seed: int, test_fraction: float = 0.2) -> tuple["Bank", "Bank"]:
         """A fixed, seeded (train, test) split of each clause's templates.
