@@ -4,7 +4,10 @@ Checks, per template: the file parses into clause blocks; placeholders are well 
 and are exactly the clause's entities; pronouns agree with a gender that some entity of
 the clause is known to have; the relation implied between the first and the last entity
 (composed with the KB) is not named, unless that word also states a fact of the clause;
-no wording hedges a gender ("his aunt or uncle" belongs under a male/female key); no
+no wording hedges a gender ("his aunt or uncle" belongs under a male/female key); a fact
+whose relation has several senses (its KB definition is a union: sibling-in-law,
+nephew/niece, uncle/aunt) is stated with its word or its inverse's word, never by one
+sense ("married {A}'s sister"), which is false in families where the other holds; no
 text repeats within a clause; the clause is a walk that occurs in some family, and the
 gender key is a possible gender of its first person. Measures follow
 ``paraphrases/README.md``; the targets are those of the bank's issue.
@@ -320,6 +323,13 @@ def template_problems(kb: KB, t: Template, kb_name: str = "kinship") -> list[str
     hedge = hedge_pattern(tuple(p.words for p in kb.predicates)).search(lowered)
     if hedge:
         out.append(f"hedges the gender ({hedge.group(0)!r}): write male/female templates instead")
+    for word in t.clause:
+        pred = kb.predicates[kb.parse_word(word)[0]]
+        if pred.definition and "|" in pred.definition:
+            named = set(pred.words) | (set(kb.predicates[pred.inverse].words) if pred.inverse >= 0 else set())
+            spaced = lowered.replace(" in law", "-in-law")
+            if not any(_names_word(spaced, w) for w in named):
+                out.append(f"states {word!r} without naming it: a description may fit only one of its senses")
     if len(t.clause) >= 2:
         implied = implied_word(kb, t.clause)
         if implied is not None:
