@@ -48,7 +48,7 @@ class EdgeTypedGATConv(MessagePassing):
 
 
 class GATClassifier(nn.Module):
-    """Node embeddings -> rounds of :class:`EdgeTypedGATConv` -> [head; tail; mean] -> 2-layer MLP.
+    """Node embeddings -> rounds of :class:`EdgeTypedGATConv` -> [head; tail; graph pool] -> 2-layer MLP.
 
     ``shared_rounds`` applies one layer ``rounds`` times; ``graph_summary`` (mean, sum, max or
     None) pools all node states into the readout.

@@ -45,8 +45,8 @@ CHOICES = [
     "  `unknown` edge type; our generator types every edge. The GAT also passes messages against each",
     "  fact, with a separate reverse-type embedding, and every node has a self loop.",
     "- Text is padded per length bucket, not packed (faster on this CPU).",
-    "- Threads: 1 per process. On this shared 2-core machine two threads ran the GAT about 7x slower",
-    "  than one (see `benchmarks/bench_baselines.py`); two experiments ran side by side instead.",
+    "- Threads: 1 per process. On this shared 2-core machine two threads per process ran slower than",
+    "  one (see `benchmarks/bench_baselines.py`), so experiments ran side by side, one thread each.",
     "",
 ]
 
@@ -83,7 +83,8 @@ def _section(title: str, doc: dict[str, Any], slug: str) -> list[str]:
     ]
     published = PUBLISHED.get(slug)
     if published is not None:
-        lines += ["| k | published | ours (mean ± std) |", "|---|---|---|"]
+        head = "published" if slug == "gat-089907f8" else "published on data_089907f8 (reference)"
+        lines += [f"| k | {head} | ours (mean ± std) |", "|---|---|---|"]
         for t in doc["tests"]:
             s = doc["summary"][t["file"]]
             ref = f"{published[t['k']]:.2f}" if t["k"] in published else "–"

@@ -10,7 +10,7 @@ from torch_geometric.data import Batch
 
 from baselines.data import Dataset
 from baselines.graphs import graph_samples, redraw_entities
-from baselines.text import WordVocab, bucket_batches, collate, text_samples
+from baselines.text import ENTITY, UNK, WordVocab, bucket_batches, collate, text_samples
 
 
 class GraphTask:
@@ -40,44 +40,18 @@ class GraphTask:
 
     def eval_batches(self, file: str | None, batch_size: int) -> Iterator[Batch]:
         """Batches of a test file (or of the training set when ``file`` is None), in order."""
-        samples = self.train if file is None else self.tests[file]
-        for i in range(0, len(samples), batch_size):
-            yield Batch.from_data_list(samples[i:i + batch_size])
+        for _, batch in self.indexed_batches(self.train if file is None else self.tests[file], batch_size):
+            yield batch
+
+    def samples(self, stories: list, seed: int) -> list:
+        """Graph samples for stories outside the dataset (probe files)."""
+        return graph_samples(stories, self.pool, seed)
 
     @staticmethod
-    def labels_of(batch: Batch) -> torch.Tensor:
-        """Gold label ids of a batch."""
-        return batch.y
-
-
-class TextTask:
-    """Padded, length-bucketed batches of text samples for :class:`baselines.bilstm.BiLSTMClassifier`."""
-
-    def __init__(self, dataset: Dataset, config: dict[str, Any], seed: int) -> None:
-        self.config = config
-        self.pool = int(config["entity_pool"])
-        self.labels = dataset.labels
-        self.vocab = WordVocab.build(dataset.train)
-        self.train = text_samples(dataset.train, self.vocab, self.pool, seed)
-        self.tests = {t.file: text_samples(t.stories, self.vocab, self.pool, seed + 1) for t in dataset.tests}
-
-    def model(self) -> nn.Module:
-        """A fresh BiLSTM built from the config."""
-        from baselines.bilstm import BiLSTMClassifier
-
-        return BiLSTMClassifier(len(self.labels.words), len(self.vocab), self.pool, **self.config["model_args"])
-
-    def train_batches(self, batch_size: int, rng: np.random.Generator, gen: torch.Generator) -> Iterator[Any]:
-        """Length-bucketed shuffled batches, placeholders redrawn when the config says so."""
-        resample = self.config["training"].get("resample_entities", True)
-        for idx in bucket_batches([len(s.words) for s in self.train], batch_size, rng):
-            yield collate([self.train[i] for i in idx], self.pool if resample else None, gen if resample else None)
-
-    def eval_batches(self, file: str | None, batch_size: int) -> Iterator[Batch]:
-        """Batches of a test file (or of the training set when ``file`` is None), in order."""
-        samples = self.train if file is None else self.tests[file]
+    def indexed_batches(samples: list, batch_size: int) -> Iterator[tuple[list[int], Batch]]:
+        """(sample indices, batch) pairs covering ``samples``."""
         for i in range(0, len(samples), batch_size):
-            yield Batch.from_data_list(samples[i:i + batch_size])
+            yield list(range(i, min(i + batch_size, len(samples)))), Batch.from_data_list(samples[i:i + batch_size])
 
     @staticmethod
     def labels_of(batch: Batch) -> torch.Tensor:
@@ -115,9 +89,18 @@ class TextTask:
 
     def eval_batches(self, file: str | None, batch_size: int) -> Iterator[Any]:
         """Batches of a test file (or of the training set when ``file`` is None), bucketed by length."""
-        samples = self.train if file is None else self.tests[file]
+        for _, batch in self.indexed_batches(self.train if file is None else self.tests[file], batch_size):
+            yield batch
+
+    def samples(self, stories: list, seed: int) -> list:
+        """Text samples for stories outside the dataset (probe files), with the training vocabulary."""
+        return text_samples(stories, self.vocab, self.pool, seed)
+
+    @staticmethod
+    def indexed_batches(samples: list, batch_size: int) -> Iterator[tuple[list[int], Any]]:
+        """(sample indices, batch) pairs covering ``samples``, bucketed by length."""
         for idx in bucket_batches([len(s.words) for s in samples], batch_size, None):
-            yield collate([samples[i] for i in idx])
+            yield list(idx), collate([samples[i] for i in idx])
 
     @staticmethod
     def labels_of(batch: Any) -> torch.Tensor:

@@ -21,6 +21,7 @@ from tqdm import tqdm
 
 from baselines.config import MODEL_NAMES, load_config
 from baselines.data import NOISE_NAMES, Dataset, load_dataset
+from baselines.probe_eval import permutation_metrics, probe_files
 from baselines.results import SCHEMA, format_table, plot_accuracy, summarize, write_json
 from baselines.tasks import make_task
 from clutrr.errors import UsageError
@@ -48,8 +49,9 @@ def accuracy(model: torch.nn.Module, task: Any, file: str | None, device: torch.
 
 
 def train_run(dataset: Dataset, config: dict[str, Any], epochs: int, seed: int, device: torch.device,
-              progress: bool = True) -> dict[str, Any]:
-    """One run: train from scratch with ``seed``, then evaluate every test file."""
+              progress: bool = True, probe: str | Path | None = None) -> dict[str, Any]:
+    """One run: train from scratch with ``seed``, then evaluate every test file (and the
+    word-permute probes in ``probe``, when given)."""
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     gen = torch.Generator().manual_seed(seed)
@@ -76,23 +78,27 @@ def train_run(dataset: Dataset, config: dict[str, Any], epochs: int, seed: int, 
         loss_value = total / max(count, 1)
         bar.set_postfix(loss=f"{loss_value:.3f}")
     train_seconds = time.perf_counter() - start
-    return {
+    result = {
         "seed": seed,
         "train_seconds": round(train_seconds, 2),
         "final_loss": loss_value,
         "train_accuracy": accuracy(model, task, None, device),
         "accuracy": {t.file: accuracy(model, task, t.file, device) for t in dataset.tests},
     }
+    if probe is not None:
+        result["permutation"] = permutation_metrics(model, task, dataset, probe, device, seed)
+    return result
 
 
 def train_and_evaluate(model: str, data: str | Path, epochs: int | None = None, seed: int = 0, runs: int = 1,
                        out: str | Path | None = None, config: str | Path | dict[str, Any] | None = None,
                        threads: int = 1, device: str | None = None, max_train: int | None = None,
-                       progress: bool = True) -> dict[str, Any]:
+                       progress: bool = True, probe: str | Path | None = None) -> dict[str, Any]:
     """Train ``runs`` times (seeds ``seed``, ``seed+1``, ...) and evaluate; returns the results document.
 
     ``config`` is a YAML path laid over the built-in config, or a full config dict. With ``out``,
-    writes ``out/<model>.json`` and ``out/<model>.png``.
+    writes ``out/<model>.json`` and ``out/<model>.png``. With ``probe`` (a folder written by
+    ``clutrr probe --kind word-permute``), each run also reports Ω_max, Ω_rand, P^c and P^f.
     """
     if runs < 1:
         raise UsageError("--runs must be at least 1")
@@ -104,7 +110,9 @@ def train_and_evaluate(model: str, data: str | Path, epochs: int | None = None, 
     started = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
     clock = time.perf_counter()
     dataset = load_dataset(data, max_train=max_train)
-    per_run = [train_run(dataset, cfg, epochs, seed + r, dev, progress) for r in range(runs)]
+    if probe is not None:
+        probe_files(dataset, probe)
+    per_run = [train_run(dataset, cfg, epochs, seed + r, dev, progress, probe) for r in range(runs)]
     tests = [
         {"file": t.file, "task": t.task, "noise": t.noise, "noise_name": NOISE_NAMES.get(t.noise, str(t.noise)),
          "k": t.k, "rows": len(t.stories)}
@@ -136,6 +144,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--threads", type=int, default=1, help="CPU threads for torch (default 1: fastest on a shared 2-core CPU)")
     p.add_argument("--device", default=None, help="cpu or cuda (default: cuda when present)")
     p.add_argument("--max-train", type=int, default=None, help="use only the first N training stories")
+    p.add_argument("--probe", default=None,
+                   help="folder from `clutrr probe DATA --kind word-permute`: also report permutation acceptance")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     return p
 
@@ -146,12 +156,17 @@ def main(argv: list[str] | None = None) -> int:
     try:
         doc = train_and_evaluate(
             args.model, args.data, args.epochs, args.seed, args.runs, args.out, args.config,
-            args.threads, args.device, args.max_train, not args.quiet,
+            args.threads, args.device, args.max_train, not args.quiet, args.probe,
         )
     except UsageError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     print(format_table(doc))
+    for run in doc["per_run"]:
+        for file, m in run.get("permutation", {}).items():
+            pc, pf = (("-" if v is None else f"{v:.2f}") for v in (m["p_correct"], m["p_wrong"]))
+            print(f"seed {run['seed']} {file}: Omega_max {m['omega_max']:.2f} Omega_rand {m['omega_rand']:.2f} "
+                  f"P^c {pc} P^f {pf} ({m['stories']} stories)")
     if args.out:
         print(f"wrote {Path(args.out) / (args.model + '.json')} and {Path(args.out) / (args.model + '.png')}")
     return 0

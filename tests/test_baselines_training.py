@@ -75,3 +75,24 @@ def test_cli_writes_json_and_png(tiny_data, tmp_path, capsys):
 def test_cli_bad_input_exits_2(tmp_path, capsys):
     assert main(["--model", "gat", "--data", str(tmp_path / "missing"), "--quiet"]) == 2
     assert "does not exist" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("summary", ["sum", "mean", "max", None])
+def test_gat_options_keep_one_logit_row_per_story(summary):
+    from torch_geometric.data import Batch, Data
+
+    from baselines.gat import GATClassifier
+
+    graphs = [
+        Data(x=torch.tensor([0, 1, 2]), edge_index=torch.tensor([[0, 1], [1, 2]]), edge_type=torch.tensor([3, 22]),
+             query_index=torch.tensor([[0], [2]]), num_nodes=3),
+        Data(x=torch.tensor([4, 5]), edge_index=torch.tensor([[0], [1]]), edge_type=torch.tensor([0]),
+             query_index=torch.tensor([[0], [1]]), num_nodes=2),
+    ]
+    separate = GATClassifier(22, 23, entity_pool=6, graph_summary=summary)
+    shared = GATClassifier(22, 23, entity_pool=6, graph_summary=summary, shared_rounds=True)
+    assert separate(Batch.from_data_list(graphs)).shape == (2, 22)
+    assert shared(Batch.from_data_list(graphs)).shape == (2, 22)
+    n_params = [sum(p.numel() for p in m.parameters()) for m in (separate, shared)]
+    conv = sum(p.numel() for p in separate.convs[0].parameters())
+    assert n_params[0] - n_params[1] == 2 * conv
