@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from clutrr.kb import KB
+from clutrr.kb import KB, bits
 
 
 def chain_entailment(kb: KB, preds: list[int]) -> int:
@@ -65,7 +65,7 @@ def story_closure(kb: KB, facts: list[tuple[int, int, int]]) -> dict[tuple[int, 
         inv_bits = inverse_of.get(new)
         if inv_bits is None:
             inv_bits = 0
-            for p in _bit_list(new):
+            for p in bits(new):
                 if inverse[p] >= 0:
                     inv_bits |= 1 << inverse[p]
             inverse_of[new] = inv_bits
@@ -88,13 +88,3 @@ def story_closure(kb: KB, facts: list[tuple[int, int, int]]) -> dict[tuple[int, 
                     add(z, r, b)
     return {key: v for key, v in known.items() if v}
 
-
-def _bit_list(mask: int) -> list[int]:
-    out = []
-    i = 0
-    while mask:
-        if mask & 1:
-            out.append(i)
-        mask >>= 1
-        i += 1
-    return out
