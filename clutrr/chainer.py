@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from clutrr.family import Family, bit_indices
-from clutrr.kb import KB
+from clutrr.family import Family
+from clutrr.kb import KB, bits
 
 
 @dataclass
@@ -86,7 +86,7 @@ def backward_chain(family: Family, kb: KB, k: int, x: int, z: int, rng: random.R
                 if not cand:
                     continue
                 by_gender = [cand & gb for gb in family.gender_bits if cand & gb]
-                options = bit_indices(rng.choice(by_gender))
+                options = bits(rng.choice(by_gender))
                 c = options[rng.randrange(len(options))]
                 used |= 1 << c
                 chain.people.insert(e + 1, c)

@@ -1,14 +1,11 @@
-"""Dataset folders for the diagnostics: find and read their CSV splits, write outputs atomically.
+"""Dataset folders for the diagnostics: find and read their CSV splits.
 
 A dataset folder holds CLUTRR CSV files such as ``1.2,1.3_train.csv`` and ``1.2_test.csv``;
-each file is one split, named by its stem. Outputs are staged in a temporary folder and
-moved into place only once everything has been written, so a failure leaves nothing behind.
+each file is one split, named by its stem. Outputs are written through
+:class:`clutrr.staging.StagedDir`.
 """
 from __future__ import annotations
 
-import os
-import shutil
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -62,40 +59,3 @@ def load_splits(directory: str | Path) -> list[Split]:
     if not any(s.rows for s in splits):
         raise UsageError(f"{root}: the CSV files hold no rows")
     return splits
-
-
-class StagedDir:
-    """Write files into a hidden staging folder, then move them into ``target`` on commit.
-
-    Use as a context manager: on an exception the staging folder is removed and ``target``
-    is left untouched.
-    """
-
-    def __init__(self, target: str | Path, force: bool = False) -> None:
-        self.target = Path(target)
-        if self.target.exists() and not self.target.is_dir():
-            raise UsageError(f"{self.target}: exists and is not a directory")
-        if self.target.is_dir() and any(self.target.iterdir()) and not force:
-            raise UsageError(f"{self.target}: directory is not empty (use --force to overwrite)")
-        self.target.parent.mkdir(parents=True, exist_ok=True)
-        self.path = Path(tempfile.mkdtemp(prefix=f".{self.target.name}.", dir=self.target.parent))
-
-    def __enter__(self) -> "StagedDir":
-        return self
-
-    def __exit__(self, exc_type, exc, tb) -> None:
-        if exc_type is None:
-            self.commit()
-        shutil.rmtree(self.path, ignore_errors=True)
-
-    def file(self, name: str) -> Path:
-        """The staging path of output file ``name``."""
-        return self.path / name
-
-    def commit(self) -> None:
-        """Move the staged files into the target folder (each move is atomic)."""
-        if not self.target.exists():
-            os.replace(self.path, self.target)
-            return
-        for item in sorted(self.path.iterdir()):
-            os.replace(item, self.target / item.name)

@@ -9,9 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import multiprocessing as mp
-import os
 import shutil
-import tempfile
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -24,6 +22,7 @@ from clutrr.csv_format import CsvWriter
 from clutrr.errors import UsageError
 from clutrr.generator import Example, GeneratorConfig, banks, check_request, make_example, pattern_heldout
 from clutrr.noise import TASK_OF_NOISE
+from clutrr.staging import replace_dir, staging_dir
 
 CHUNK = 64
 
@@ -108,29 +107,6 @@ class _Stats:
         }
 
 
-def _prepare_out(out: Path, force: bool) -> Path:
-    if out.exists() and not out.is_dir():
-        raise UsageError(f"output path {out} exists and is not a directory")
-    if out.is_dir() and any(out.iterdir()) and not force:
-        raise UsageError(f"output directory {out} exists and is not empty (use --force to replace it)")
-    parent = out.parent if str(out.parent) else Path(".")
-    try:
-        parent.mkdir(parents=True, exist_ok=True)
-        return Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=parent))
-    except OSError as exc:
-        raise UsageError(f"cannot write to {parent}: {exc.strerror}") from None
-
-
-def _publish(tmp: Path, out: Path) -> None:
-    backup = None
-    if out.exists():
-        backup = out.with_name(f".{out.name}.old-{os.getpid()}")
-        out.rename(backup)
-    tmp.rename(out)
-    if backup is not None:
-        shutil.rmtree(backup, ignore_errors=True)
-
-
 def write_dataset(spec: DatasetSpec, out: str | Path, workers: int = 1, force: bool = False,
                   progress: bool = True, args: dict | None = None) -> dict:
     """Generate the dataset into ``out``; returns the manifest also written as config.json.
@@ -142,12 +118,12 @@ def write_dataset(spec: DatasetSpec, out: str | Path, workers: int = 1, force: b
     if workers < 1:
         raise UsageError(f"--workers must be at least 1, got {workers}")
     out = Path(out)
-    tmp = _prepare_out(out, force)
+    tmp = staging_dir(out, force)
     try:
         manifest = _generate_into(spec, tmp, workers, progress)
         manifest["arguments"] = args or {}
         (tmp / "config.json").write_text(json.dumps(manifest, indent=1, sort_keys=False) + "\n", encoding="utf-8")
-        _publish(tmp, out)
+        replace_dir(tmp, out)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise

@@ -96,16 +96,6 @@ def _as_bits(row: np.ndarray) -> int:
     return int.from_bytes(np.packbits(row, bitorder="little").tobytes(), "little")
 
 
-def bit_indices(bits: int) -> list[int]:
-    """Positions of the set bits of ``bits``, lowest first."""
-    out = []
-    while bits:
-        low = bits & -bits
-        out.append(low.bit_length() - 1)
-        bits ^= low
-    return out
-
-
 def sample_family(config: FamilyConfig, kb: KB, rng: random.Random) -> Family:
     """Sample a family tree of ``config.generations`` generations from one founding couple.
 

@@ -18,10 +18,10 @@ from clutrr.csv_format import StoryRow
 from clutrr.entailment import chain_entailment, story_closure
 from clutrr.errors import UsageError
 from clutrr.family import Family, FamilyConfig, sample_family
-from clutrr.kb import KB, load_kb
+from clutrr.kb import GENDERS, KB, load_kb
 from clutrr.names import load_names
 from clutrr.noise import NOISE_KINDS, TASK_OF_NOISE, add_noise
-from clutrr.stitching import GENDER_NAMES, Piece, render_path
+from clutrr.stitching import Piece, render_path
 from clutrr.templates import Bank, load_bank
 
 MAX_K = 30
@@ -129,7 +129,7 @@ def _split_banks(source: str, template_split: bool, seed: int, kb_name: str) -> 
     parts = bank.split(seed) if template_split else (bank, bank)
     kb = load_kb(kb_name)
     for split, part in zip(SPLITS, parts):
-        missing = [w for w in kb.words if not any(part.choices((w,), g) for g in GENDER_NAMES)]
+        missing = [w for w in kb.words if not any(part.choices((w,), g) for g in GENDERS)]
         if missing:
             raise UsageError(f"templates {source!r} ({split} split) have no one-fact template for {', '.join(missing)}")
     return tuple(zip(SPLITS, parts))
@@ -220,7 +220,7 @@ def _assemble(config, kb, bank, family, chain, noise_paths, pattern, heldout, rn
     names = [""] * len(people)
     for g in (0, 1):
         idx = [i for i, gg in enumerate(genders) if gg == g]
-        for i, name in zip(idx, rng.sample(pools[GENDER_NAMES[g]], len(idx))):
+        for i, name in zip(idx, rng.sample(pools[GENDERS[g]], len(idx))):
             names[i] = name
     edges: list[tuple[int, int, int, str | None]] = [(pos[a], p, pos[b], None) for a, p, b in chain.facts()]
     for kind, facts in noise_paths:
@@ -265,14 +265,14 @@ def _assemble(config, kb, bank, family, chain, noise_paths, pattern, heldout, rn
         story_edges=[(a, b) for a, _, b, _ in edges],
         edge_types=words,
         query_edge=(0, k),
-        genders=[(names[i], GENDER_NAMES[genders[i]]) for i in range(len(people))],
+        genders=[(names[i], GENDERS[genders[i]]) for i in range(len(people))],
         node_mapping={int(p): i for i, p in enumerate(people)},
         task_split=split,
         text_target=[target_piece.text],
     )
     record = {
         "id": ident, "split": split, "task": task, "k": k, "noise": noise, "seed": seed, "index": index,
-        "people": [{"name": names[i], "gender": GENDER_NAMES[genders[i]]} for i in range(len(people))],
+        "people": [{"name": names[i], "gender": GENDERS[genders[i]]} for i in range(len(people))],
         "edges": [{"head": a, "tail": b, "relation": words[i], "predicate": kb.predicates[p].name, "noise": kind}
                   for i, (a, p, b, kind) in enumerate(edges)],
         "query": [0, k], "target": target_word, "target_predicate": kb.predicates[chain.target].name,

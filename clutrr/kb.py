@@ -105,9 +105,9 @@ class KB:
         if hit is not None:
             return hit
         out = 0
-        for a in _bits(a_bits):
+        for a in bits(a_bits):
             row = self.table[a]
-            for b in _bits(b_bits):
+            for b in bits(b_bits):
                 c = row[b]
                 if c >= 0:
                     out |= 1 << c
@@ -119,20 +119,14 @@ class KB:
         return list(self._by_head.get(head, ()))
 
 
-def _bits(mask: int) -> list[int]:
-    out = []
-    i = 0
-    while mask:
-        if mask & 1:
-            out.append(i)
-        mask >>= 1
-        i += 1
-    return out
-
-
 def bits(mask: int) -> list[int]:
     """Indices of the set bits of ``mask``, lowest first."""
-    return _bits(mask)
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
 
 
 BUILTIN = ("kinship", "clutrr_v1")

@@ -5,10 +5,10 @@ import random
 import re
 from dataclasses import dataclass
 
+from clutrr.kb import GENDERS
 from clutrr.templates import Bank
 
 _PLACEHOLDER = re.compile(r"\{([A-D])\}")
-GENDER_NAMES = ("male", "female")
 
 
 @dataclass(frozen=True)
@@ -75,7 +75,7 @@ def render_path(
     ``edges[i]`` is the story-edge index of fact i; ``names``/``genders`` are indexed by
     person (story index).
     """
-    head_genders = [GENDER_NAMES[genders[p]] for p in people[:-1]]
+    head_genders = [GENDERS[genders[p]] for p in people[:-1]]
     pieces = []
     i = 0
     for L in sample_cover(bank, words, head_genders, max_piece, rng):

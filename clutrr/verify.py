@@ -7,7 +7,7 @@ from pathlib import Path
 
 from clutrr.csv_format import RowParseError, iter_records, parse_row
 from clutrr.entailment import story_closure
-from clutrr.kb import KB, bits
+from clutrr.kb import GENDERS, KB, bits
 
 VERDICTS = ("entailed", "ambiguous", "wrong", "not_entailed", "unparsable")
 
@@ -35,7 +35,7 @@ def verify_row(kb: KB, rec: dict[str, str]) -> tuple[str, list[str], str]:
         facts = []
         for (a, b), word in zip(row.story_edges, row.edge_types):
             pred, g = kb.parse_word(word)
-            if ("male", "female")[g] != genders[b]:
+            if GENDERS[g] != genders[b]:
                 return "unparsable", [], f"word {word!r} does not fit the gender of {row.genders[b][0]}"
             facts.append((a, pred, b))
         kb.parse_word(row.target)

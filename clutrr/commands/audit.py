@@ -7,7 +7,8 @@ import sys
 from pathlib import Path
 
 from clutrr.audit import ALPHA, MIN_WORD_COUNT, audit_splits, render_markdown
-from clutrr.datadir import StagedDir, load_splits
+from clutrr.datadir import load_splits
+from clutrr.staging import StagedDir
 from clutrr.errors import UsageError
 from clutrr.kb import load_kb
 

@@ -6,7 +6,8 @@ import json
 from pathlib import Path
 
 from clutrr.csv_format import CsvWriter
-from clutrr.datadir import StagedDir, load_splits
+from clutrr.datadir import load_splits
+from clutrr.staging import StagedDir
 from clutrr.errors import UsageError
 from clutrr.kb import load_kb
 from clutrr.probes import KINDS, make_probe

@@ -4,7 +4,8 @@ from __future__ import annotations
 import argparse
 import json
 
-from clutrr.datadir import StagedDir, load_splits
+from clutrr.datadir import load_splits
+from clutrr.staging import StagedDir
 from clutrr.kb import load_kb
 from clutrr.recast import recast_splits
 

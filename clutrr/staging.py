@@ -1,0 +1,74 @@
+"""Atomic output folders: write into a hidden staging folder beside the target, then move.
+
+Both the dataset writer (which replaces the whole target) and the diagnostics (which add
+their files to it) stage here, so a failure leaves nothing behind.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from clutrr.errors import UsageError
+
+
+def staging_dir(target: Path, force: bool) -> Path:
+    """Check that ``target`` may be written and create a staging folder beside it.
+
+    Raises UsageError when the target is a file, is a non-empty folder without ``force``,
+    or its parent cannot be written.
+    """
+    if target.exists() and not target.is_dir():
+        raise UsageError(f"output path {target} exists and is not a directory")
+    if target.is_dir() and any(target.iterdir()) and not force:
+        raise UsageError(f"output directory {target} exists and is not empty (use --force)")
+    parent = target.parent if str(target.parent) else Path(".")
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        return Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=parent))
+    except OSError as exc:
+        raise UsageError(f"cannot write to {parent}: {exc.strerror}") from None
+
+
+def replace_dir(staged: Path, target: Path) -> None:
+    """Put ``staged`` in the place of ``target``, removing whatever ``target`` held."""
+    backup = None
+    if target.exists():
+        backup = target.with_name(f".{target.name}.old-{os.getpid()}")
+        target.rename(backup)
+    staged.rename(target)
+    if backup is not None:
+        shutil.rmtree(backup, ignore_errors=True)
+
+
+class StagedDir:
+    """Stage output files, then move them into ``target`` (kept files of other names stay).
+
+    Use as a context manager: on an exception the staging folder is removed and ``target``
+    is left untouched.
+    """
+
+    def __init__(self, target: str | Path, force: bool = False) -> None:
+        self.target = Path(target)
+        self.path = staging_dir(self.target, force)
+
+    def __enter__(self) -> "StagedDir":
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is None:
+            self.commit()
+        shutil.rmtree(self.path, ignore_errors=True)
+
+    def file(self, name: str) -> Path:
+        """The staging path of output file ``name``."""
+        return self.path / name
+
+    def commit(self) -> None:
+        """Move the staged files into the target folder (each move is atomic)."""
+        if not self.target.exists():
+            os.replace(self.path, self.target)
+            return
+        for item in sorted(self.path.iterdir()):
+            os.replace(item, self.target / item.name)
