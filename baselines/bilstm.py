@@ -4,7 +4,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from baselines.text import PAD, TextBatch
+from clutrr.baselines.text import PAD, TextBatch
 
 
 class BiLSTMClassifier(nn.Module):

@@ -15,9 +15,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from clutrr.csv_format import StoryRow, read_csv
+from clutrr.io.csv_format import StoryRow, read_csv
 from clutrr.errors import UsageError
-from clutrr.kb import KB, load_kb
+from clutrr.core.kb import KB, load_kb
 
 NOISE_NAMES = {1: "clean", 2: "supporting", 3: "irrelevant", 4: "disconnected", 5: "all"}
 TOKEN_RE = re.compile(r"\[([^\[\]]+)\]|[a-z]+(?:-[a-z]+)*|\d+|[^\sa-z\d]")

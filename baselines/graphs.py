@@ -10,7 +10,7 @@ import numpy as np
 import torch
 from torch_geometric.data import Batch, Data
 
-from baselines.data import Story
+from clutrr.baselines.data import Story
 from clutrr.errors import UsageError
 
 

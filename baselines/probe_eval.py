@@ -11,9 +11,9 @@ from typing import Any
 
 import torch
 
-from baselines.data import Dataset, load_stories
+from clutrr.baselines.data import Dataset, load_stories
 from clutrr.errors import UsageError
-from clutrr.permutation_metrics import group_by_story, permutation_acceptance
+from clutrr.diagnostics.permutation_metrics import group_by_story, permutation_acceptance
 
 
 def predict(model: torch.nn.Module, task: Any, samples: list, device: torch.device, batch_size: int = 500) -> list[int]:

@@ -1,6 +1,6 @@
 """Run the reproduction and write RESULTS.md: GAT and BiLSTM-attention on the released data, GAT on ours.
 
-    python -m baselines.reproduce --release ../shared/clutrr-release --runs 3
+    python -m clutrr.baselines.reproduce --release ../shared/clutrr-release --runs 3
 
 Each experiment writes ``<out>/<slug>/<model>.json`` and ``.png``; ``--only`` picks experiments
 (so two can run side by side, one per core). The report is rewritten after every experiment.
@@ -12,8 +12,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from baselines.report import EXPERIMENTS, write_report
-from baselines.train import train_and_evaluate
+from clutrr.baselines.report import EXPERIMENTS, write_report
+from clutrr.baselines.train import train_and_evaluate
 from clutrr.errors import UsageError
 
 HERE = Path(__file__).resolve().parent
@@ -33,7 +33,7 @@ def generate_ours(out: Path, seed: int, test_rows: int) -> Path:
 
 def main(argv: list[str] | None = None) -> int:
     """CLI entry point."""
-    p = argparse.ArgumentParser(prog="python -m baselines.reproduce", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="python -m clutrr.baselines.reproduce", description=__doc__.splitlines()[0])
     p.add_argument("--release", default=str(DEFAULT_RELEASE), help="folder holding data_089907f8 and data_7c5b0e70")
     p.add_argument("--out", default=str(HERE / "results"))
     p.add_argument("--report", default=str(HERE / "RESULTS.md"))

@@ -8,9 +8,9 @@ import torch
 from torch import nn
 from torch_geometric.data import Batch
 
-from baselines.data import Dataset
-from baselines.graphs import graph_samples, redraw_entities
-from baselines.text import ENTITY, UNK, WordVocab, bucket_batches, collate, text_samples
+from clutrr.baselines.data import Dataset
+from clutrr.baselines.graphs import graph_samples, redraw_entities
+from clutrr.baselines.text import ENTITY, UNK, WordVocab, bucket_batches, collate, text_samples
 
 
 class GraphTask:
@@ -25,7 +25,7 @@ class GraphTask:
 
     def model(self) -> nn.Module:
         """A fresh GAT built from the config."""
-        from baselines.gat import GATClassifier
+        from clutrr.baselines.gat import GATClassifier
 
         return GATClassifier(len(self.labels.words), self.labels.num_edge_types, self.pool, **self.config["model_args"])
 
@@ -72,7 +72,7 @@ class TextTask:
 
     def model(self) -> nn.Module:
         """A fresh BiLSTM built from the config."""
-        from baselines.bilstm import BiLSTMClassifier
+        from clutrr.baselines.bilstm import BiLSTMClassifier
 
         return BiLSTMClassifier(len(self.labels.words), len(self.vocab), self.pool, **self.config["model_args"])
 

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from baselines.data import Story
-from baselines.graphs import draw_entities
+from clutrr.baselines.data import Story
+from clutrr.baselines.graphs import draw_entities
 
 PAD, UNK, ENTITY = 0, 1, 2
 SPECIALS = ("<pad>", "<unk>", "<entity>")

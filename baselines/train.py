@@ -1,6 +1,6 @@
 """Train a baseline on a data folder's training file and evaluate every test file, over several runs.
 
-    python -m baselines.train --model gat --data DIR --epochs 30 --seed 0 --runs 3 --out results/
+    python -m clutrr.baselines.train --model gat --data DIR --epochs 30 --seed 0 --runs 3 --out results/
 
 prints a per-test accuracy table (mean ± std over runs), and writes
 ``RESULTS_DIR/<model>.json`` (see :mod:`baselines.results`) and ``RESULTS_DIR/<model>.png``.
@@ -19,11 +19,11 @@ import torch
 import torch.nn.functional as F
 from tqdm import tqdm
 
-from baselines.config import MODEL_NAMES, load_config
-from baselines.data import NOISE_NAMES, Dataset, load_dataset
-from baselines.probe_eval import permutation_metrics, probe_files
-from baselines.results import SCHEMA, format_table, plot_accuracy, summarize, write_json
-from baselines.tasks import make_task
+from clutrr.baselines.config import MODEL_NAMES, load_config
+from clutrr.baselines.data import NOISE_NAMES, Dataset, load_dataset
+from clutrr.baselines.probe_eval import permutation_metrics, probe_files
+from clutrr.baselines.results import SCHEMA, format_table, plot_accuracy, summarize, write_json
+from clutrr.baselines.tasks import make_task
 from clutrr.errors import UsageError
 
 
@@ -133,7 +133,7 @@ def train_and_evaluate(model: str, data: str | Path, epochs: int | None = None, 
 
 def build_parser() -> argparse.ArgumentParser:
     """The CLI's argument parser."""
-    p = argparse.ArgumentParser(prog="python -m baselines.train", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="python -m clutrr.baselines.train", description=__doc__.splitlines()[0])
     p.add_argument("--model", required=True, choices=MODEL_NAMES)
     p.add_argument("--data", required=True, help="folder with one *_train.csv and *_test.csv files")
     p.add_argument("--epochs", type=int, default=None, help="default: the config's training.epochs")

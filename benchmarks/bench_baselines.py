@@ -22,9 +22,9 @@ import torch.nn.functional as F
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from baselines.config import MODEL_NAMES, load_config  # noqa: E402
-from baselines.data import load_dataset  # noqa: E402
-from baselines.tasks import make_task  # noqa: E402
+from clutrr.baselines.config import MODEL_NAMES, load_config  # noqa: E402
+from clutrr.baselines.data import load_dataset  # noqa: E402
+from clutrr.baselines.tasks import make_task  # noqa: E402
 
 RELEASED = ROOT.parent / "shared" / "clutrr-release" / "data_089907f8"
 

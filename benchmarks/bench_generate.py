@@ -30,7 +30,7 @@ CASES = [
 
 
 def _child(case: dict) -> None:
-    from clutrr.dataset import DatasetSpec, write_dataset
+    from clutrr.io.dataset import DatasetSpec, write_dataset
 
     train_k = tuple(case.get("train_k", ()))
     test_k = tuple(case.get("test_k", ()))

@@ -1,7 +1,7 @@
 """clutrr: a generator of CLUTRR-style kinship reasoning benchmarks with provably right labels."""
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
-from clutrr.generator import Example, GeneratorConfig, make_example  # noqa: E402
+from clutrr.core.generator import Example, GeneratorConfig, make_example  # noqa: E402
 
 __all__ = ["Example", "GeneratorConfig", "make_example", "__version__"]

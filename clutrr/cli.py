@@ -13,7 +13,7 @@ import sys
 
 from clutrr import commands
 from clutrr.errors import UsageError
-from clutrr.kb import KBError
+from clutrr.core.kb import KBError
 
 
 class _Parser(argparse.ArgumentParser):

@@ -1,7 +1,7 @@
 """Procedural datasets and a difficulty curriculum over chain length k and noise.
 
 ``make_dataset(config, seed)`` is a lazy sequence: item ``i`` is generated on access by
-``clutrr.generator.make_example`` and is the same on every call, in any order, in any
+``clutrr.core.generator.make_example`` and is the same on every call, in any order, in any
 process. ``score_answer`` grades a free-text answer. ``Curriculum`` raises or lowers the
 difficulty along k and noise from the accuracy a learner reports.
 """
@@ -12,9 +12,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from itertools import product
 
-from clutrr.generator import GeneratorConfig, make_example
-from clutrr.kb import load_kb
-from clutrr.noise import NOISE_KINDS
+from clutrr.core.generator import GeneratorConfig, make_example
+from clutrr.core.kb import load_kb
+from clutrr.core.noise import NOISE_KINDS
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from clutrr.kb import load_kb
+from clutrr.core.kb import load_kb
 
 REPO = Path(__file__).resolve().parents[1]
 RELEASE = REPO.parent / "shared" / "clutrr-release"

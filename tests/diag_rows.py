@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from clutrr.csv_format import CsvWriter, StoryRow
+from clutrr.io.csv_format import CsvWriter, StoryRow
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures_diag"
 RELEASE = Path(__file__).resolve().parents[1].parent / "shared" / "clutrr-release"

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from clutrr.amt_templates import AmtFormatError, amt_pair, load_amt, read_amt
-from clutrr.bank_check import check_bank
+from clutrr.render.amt_templates import AmtFormatError, amt_pair, load_amt, read_amt
+from clutrr.render.bank_check import check_bank
 from clutrr.errors import UsageError
-from clutrr.generator import GeneratorConfig, banks, make_example
-from clutrr.templates import load_bank
+from clutrr.core.generator import GeneratorConfig, banks, make_example
+from clutrr.render.templates import load_bank
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures_amt"
 

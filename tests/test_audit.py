@@ -6,14 +6,14 @@ from dataclasses import replace
 
 import pytest
 
-from clutrr.audit import (
+from clutrr.diagnostics.audit import (
     audit_splits, gender_prior, giveaway_words, label_skew, query_features, story_tokens, train_query_overlap,
 )
 from clutrr.cli import main
-from clutrr.datadir import Split, load_splits
-from clutrr.generator import GeneratorConfig, make_example
-from clutrr.kb import load_kb
-from clutrr.stats import binomial_upper_tail, sign_test
+from clutrr.io.datadir import Split, load_splits
+from clutrr.core.generator import GeneratorConfig, make_example
+from clutrr.core.kb import load_kb
+from clutrr.diagnostics.stats import binomial_upper_tail, sign_test
 from diag_rows import FIXTURES, RELEASE, make_row, write_csv
 
 M, F = "male", "female"

@@ -6,9 +6,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from clutrr.bank_check import TARGETS, check_bank, jaccard, k2_targets, possible_heads, tokens
+from clutrr.render.bank_check import TARGETS, check_bank, jaccard, k2_targets, possible_heads, tokens
 from clutrr.cli import main
-from clutrr.kb import load_kb
+from clutrr.core.kb import load_kb
 
 
 def _bank(tmp_path: Path, blocks: list, name: str = "bank.yaml") -> str:

@@ -8,11 +8,11 @@ import pytest
 import torch
 from torch_geometric.data import Batch
 
-from baselines.data import LabelVocab, load_dataset, load_stories, tokenize
-from baselines.graphs import graph_samples, redraw_entities
-from baselines.text import ENTITY, PAD, WordVocab, collate, text_samples
+from clutrr.baselines.data import LabelVocab, load_dataset, load_stories, tokenize
+from clutrr.baselines.graphs import graph_samples, redraw_entities
+from clutrr.baselines.text import ENTITY, PAD, WordVocab, collate, text_samples
 from clutrr.errors import UsageError
-from clutrr.kb import load_kb
+from clutrr.core.kb import load_kb
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "baselines_data"
 

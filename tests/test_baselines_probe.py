@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from baselines.train import train_and_evaluate
+from clutrr.baselines.train import train_and_evaluate
 from clutrr.cli import main as clutrr_main
-from clutrr.dataset import DatasetSpec, write_dataset
+from clutrr.io.dataset import DatasetSpec, write_dataset
 from clutrr.errors import UsageError
 
 

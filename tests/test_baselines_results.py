@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from baselines.report import render, write_report
-from baselines.results import SCHEMA, SchemaError, format_table, plot_accuracy, read_json, summarize, validate, write_json
+from clutrr.baselines.report import render, write_report
+from clutrr.baselines.results import SCHEMA, SchemaError, format_table, plot_accuracy, read_json, summarize, validate, write_json
 
 
 def make_doc(accs: list[dict[str, float]]) -> dict:

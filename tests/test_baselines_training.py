@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 import torch
 
-from baselines.bilstm import BiLSTMClassifier
-from baselines.config import load_config, merge
-from baselines.train import main, train_and_evaluate
-from clutrr.csv_format import CsvWriter
-from clutrr.generator import GeneratorConfig, make_example
+from clutrr.baselines.bilstm import BiLSTMClassifier
+from clutrr.baselines.config import load_config, merge
+from clutrr.baselines.train import main, train_and_evaluate
+from clutrr.io.csv_format import CsvWriter
+from clutrr.core.generator import GeneratorConfig, make_example
 
 CHANCE = 1 / 22
 
@@ -81,7 +81,7 @@ def test_cli_bad_input_exits_2(tmp_path, capsys):
 def test_gat_options_keep_one_logit_row_per_story(summary):
     from torch_geometric.data import Batch, Data
 
-    from baselines.gat import GATClassifier
+    from clutrr.baselines.gat import GATClassifier
 
     graphs = [
         Data(x=torch.tensor([0, 1, 2]), edge_index=torch.tensor([[0, 1], [1, 2]]), edge_type=torch.tensor([3, 22]),

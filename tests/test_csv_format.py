@@ -5,10 +5,10 @@ import csv
 import io
 import json
 
-from clutrr.csv_format import COLUMNS, CsvWriter, parse_row, read_csv, split_f_comb
-from clutrr.dataset import DatasetSpec, write_dataset
-from clutrr.generator import GeneratorConfig, make_example
-from clutrr.verify import summarize, verify_file
+from clutrr.io.csv_format import COLUMNS, CsvWriter, parse_row, read_csv, split_f_comb
+from clutrr.io.dataset import DatasetSpec, write_dataset
+from clutrr.core.generator import GeneratorConfig, make_example
+from clutrr.diagnostics.verify import summarize, verify_file
 
 
 def test_round_trip_preserves_every_field():
@@ -66,7 +66,7 @@ def test_reads_every_released_file(release):
 
 
 def test_released_rows_are_all_derivable_with_the_original_rules(release):
-    from clutrr.kb import load_kb
+    from clutrr.core.kb import load_kb
 
     v1 = load_kb("clutrr_v1")
     for path in sorted(release.glob("*/*_test.csv")):

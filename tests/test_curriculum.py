@@ -5,9 +5,9 @@ from dataclasses import replace
 
 import pytest
 
-from clutrr.audit import story_tokens
+from clutrr.diagnostics.audit import story_tokens
 from clutrr.curriculum import Curriculum, DatasetConfig, make_dataset, score_answer
-from clutrr.naive_bayes import MultinomialNB
+from clutrr.diagnostics.naive_bayes import MultinomialNB
 
 
 def test_dataset_is_deterministic_per_index():

@@ -6,8 +6,8 @@ import random
 import numpy as np
 import pytest
 
-from clutrr.family import FamilyConfig, sample_family
-from clutrr.generator import GeneratorConfig, make_example
+from clutrr.core.family import FamilyConfig, sample_family
+from clutrr.core.generator import GeneratorConfig, make_example
 
 
 def _invariants(fam) -> None:

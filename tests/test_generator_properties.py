@@ -5,9 +5,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from clutrr.entailment import chain_entailment, story_closure
-from clutrr.generator import MAX_K, GeneratorConfig, make_example
-from clutrr.noise import NOISE_KINDS
+from clutrr.core.entailment import chain_entailment, story_closure
+from clutrr.core.generator import MAX_K, GeneratorConfig, make_example
+from clutrr.core.noise import NOISE_KINDS
 
 CONFIG = GeneratorConfig()
 

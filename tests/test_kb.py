@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from clutrr.kb import KBError, load_kb, parse_kb
+from clutrr.core.kb import KBError, load_kb, parse_kb
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -5,8 +5,8 @@ import random
 
 import numpy as np
 
-from clutrr.family import FamilyConfig, sample_family
-from clutrr.genealogy import relation_masks
+from clutrr.core.family import FamilyConfig, sample_family
+from clutrr.core.genealogy import relation_masks
 from worlds import random_world
 
 WORLDS = 120

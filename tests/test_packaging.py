@@ -15,17 +15,27 @@ def test_wheel_contains_rules_templates_and_names(tmp_path):
     wheel = next(tmp_path.glob("clutrr-*.whl"))
     names = set(zipfile.ZipFile(wheel).namelist())
     for needed in ("clutrr/kb_rules/kinship.yaml", "clutrr/kb_rules/clutrr_v1.yaml",
-                   "clutrr/paraphrases/synthetic.yaml", "clutrr/data/names_male.txt",
-                   "clutrr/data/names_female.txt", "clutrr/commands/generate.py"):
+                   "clutrr/paraphrases/synthetic.yaml", "clutrr/core/data/names_male.txt",
+                   "clutrr/core/data/names_female.txt", "clutrr/commands/generate.py",
+                   "clutrr/baselines/train.py", "clutrr/baselines/configs/gat.yaml"):
         assert needed in names, needed
+    assert not any(n.startswith("baselines/") for n in names), "no generic top-level 'baselines' module"
     assert any(n.startswith("clutrr/paraphrases/k1/") and n.endswith(".yaml") for n in names)
     entry = next(n for n in names if n.endswith("entry_points.txt"))
     assert "clutrr = clutrr.cli:main" in zipfile.ZipFile(wheel).read(entry).decode()
 
 
 def test_names_list_is_large_and_gendered():
-    from clutrr.names import load_names
+    from clutrr.core.names import load_names
 
     names = load_names()
     assert len(names["male"]) + len(names["female"]) >= 300
     assert not set(names["male"]) & set(names["female"])
+
+
+def test_every_subpackage_is_listed_in_pyproject():
+    import tomllib
+
+    listed = set(tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    on_disk = {".".join(p.parent.relative_to(REPO).parts) for p in (REPO / "clutrr").rglob("__init__.py")}
+    assert on_disk <= listed, sorted(on_disk - listed)

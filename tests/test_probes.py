@@ -7,15 +7,15 @@ from collections import Counter
 import pytest
 
 from clutrr.cli import main
-from clutrr.csv_format import COLUMNS, read_csv, row_fields, split_f_comb
-from clutrr.datadir import load_splits
-from clutrr.generator import GeneratorConfig, make_example
-from clutrr.kb import GENDERS, load_kb
-from clutrr.permutation_metrics import group_by_story, permutation_acceptance
-from clutrr.probes import (
+from clutrr.io.csv_format import COLUMNS, read_csv, row_fields, split_f_comb
+from clutrr.io.datadir import load_splits
+from clutrr.core.generator import GeneratorConfig, make_example
+from clutrr.core.kb import GENDERS, load_kb
+from clutrr.diagnostics.permutation_metrics import group_by_story, permutation_acceptance
+from clutrr.diagnostics.probes import (
     derangement, entity_rename, gender_swap, make_probe, sentence_shuffle, source_id, split_sentences, word_permute,
 )
-from clutrr.verify import verify_row
+from clutrr.diagnostics.verify import verify_row
 from diag_rows import FIXTURES, make_row
 
 KB = load_kb("kinship")

@@ -6,9 +6,9 @@ import random
 from collections import Counter
 
 from clutrr.cli import main
-from clutrr.datadir import Split, load_splits
-from clutrr.kb import GENDERS, load_kb
-from clutrr.recast import ENTAILED, NOT_ENTAILED, negative_relations, recast_splits
+from clutrr.io.datadir import Split, load_splits
+from clutrr.core.kb import GENDERS, load_kb
+from clutrr.diagnostics.recast import ENTAILED, NOT_ENTAILED, negative_relations, recast_splits
 from diag_rows import FIXTURES, make_row
 
 KB = load_kb("kinship")

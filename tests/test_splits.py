@@ -6,9 +6,9 @@ from collections import Counter
 
 import pytest
 
-from clutrr.csv_format import read_csv
-from clutrr.dataset import DatasetSpec, write_dataset
-from clutrr.generator import GeneratorConfig, pattern_heldout
+from clutrr.io.csv_format import read_csv
+from clutrr.io.dataset import DatasetSpec, write_dataset
+from clutrr.core.generator import GeneratorConfig, pattern_heldout
 
 
 @pytest.fixture(scope="module")

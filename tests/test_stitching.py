@@ -7,11 +7,11 @@ from collections import Counter
 
 import pytest
 
-from clutrr.generator import GeneratorConfig, banks, make_example
-from clutrr.kb import load_kb
-from clutrr.noise import NOISE_KINDS
-from clutrr.stitching import NoCoverError, render_path, sample_cover
-from clutrr.templates import Bank, Template, template_id
+from clutrr.core.generator import GeneratorConfig, banks, make_example
+from clutrr.core.kb import load_kb
+from clutrr.core.noise import NOISE_KINDS
+from clutrr.render.stitching import NoCoverError, render_path, sample_cover
+from clutrr.render.templates import Bank, Template, template_id
 
 KB = load_kb("kinship")
 LETTERS = "ABCD"

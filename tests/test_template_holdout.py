@@ -4,9 +4,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from clutrr.dataset import DatasetSpec, write_dataset
-from clutrr.generator import GeneratorConfig, banks
-from clutrr.templates import load_bank
+from clutrr.io.dataset import DatasetSpec, write_dataset
+from clutrr.core.generator import GeneratorConfig, banks
+from clutrr.render.templates import load_bank
 
 
 def _used_ids(out: Path, split: str) -> set[str]:

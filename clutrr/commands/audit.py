@@ -6,11 +6,11 @@ import json
 import sys
 from pathlib import Path
 
-from clutrr.audit import ALPHA, MIN_WORD_COUNT, audit_splits, render_markdown
-from clutrr.datadir import load_splits
-from clutrr.staging import StagedDir
+from clutrr.diagnostics.audit import ALPHA, MIN_WORD_COUNT, audit_splits, render_markdown
+from clutrr.io.datadir import load_splits
+from clutrr.io.staging import StagedDir
 from clutrr.errors import UsageError
-from clutrr.kb import load_kb
+from clutrr.core.kb import load_kb
 
 NAME = "audit"
 HELP = "audit a dataset for label artifacts: majority, query-only and story-bag baselines, give-away words"

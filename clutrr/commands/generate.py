@@ -4,12 +4,12 @@ from __future__ import annotations
 import argparse
 import sys
 
-from clutrr.dataset import DatasetSpec, write_dataset
+from clutrr.io.dataset import DatasetSpec, write_dataset
 from clutrr.errors import UsageError
-from clutrr.family import FamilyConfig
-from clutrr.generator import MAX_K, GeneratorConfig
-from clutrr.kb import load_kb
-from clutrr.noise import NOISE_KINDS
+from clutrr.core.family import FamilyConfig
+from clutrr.core.generator import MAX_K, GeneratorConfig
+from clutrr.core.kb import load_kb
+from clutrr.core.noise import NOISE_KINDS
 
 NAME = "generate"
 HELP = "generate train/test splits of CLUTRR-style stories"

@@ -4,8 +4,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from clutrr.amt_templates import amt_pair
-from clutrr.bank_check import TARGETS, check_bank, format_stats
+from clutrr.render.amt_templates import amt_pair
+from clutrr.render.bank_check import TARGETS, check_bank, format_stats
 from clutrr.errors import UsageError
 
 NAME = "paraphrases"

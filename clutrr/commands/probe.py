@@ -5,12 +5,12 @@ import argparse
 import json
 from pathlib import Path
 
-from clutrr.csv_format import CsvWriter
-from clutrr.datadir import load_splits
-from clutrr.staging import StagedDir
+from clutrr.io.csv_format import CsvWriter
+from clutrr.io.datadir import load_splits
+from clutrr.io.staging import StagedDir
 from clutrr.errors import UsageError
-from clutrr.kb import load_kb
-from clutrr.probes import KINDS, make_probe
+from clutrr.core.kb import load_kb
+from clutrr.diagnostics.probes import KINDS, make_probe
 
 NAME = "probe"
 HELP = "write probe test sets: sentence-shuffle, word-permute, gender-swap or entity-rename"

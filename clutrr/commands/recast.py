@@ -4,10 +4,10 @@ from __future__ import annotations
 import argparse
 import json
 
-from clutrr.datadir import load_splits
-from clutrr.staging import StagedDir
-from clutrr.kb import load_kb
-from clutrr.recast import recast_splits
+from clutrr.io.datadir import load_splits
+from clutrr.io.staging import StagedDir
+from clutrr.core.kb import load_kb
+from clutrr.diagnostics.recast import recast_splits
 
 NAME = "recast"
 HELP = "recast a dataset as NLI pairs: one entailed and one not-entailed hypothesis per story"

@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 from clutrr.errors import UsageError
-from clutrr.kb import load_kb
-from clutrr.verify import VERDICTS, summarize, verify_file
+from clutrr.core.kb import load_kb
+from clutrr.diagnostics.verify import VERDICTS, summarize, verify_file
 
 NAME = "verify"
 HELP = "re-derive each row's target from its edges and genders with a KB and report per file"

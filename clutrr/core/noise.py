@@ -11,8 +11,8 @@ import random
 
 import numpy as np
 
-from clutrr.chainer import Chain
-from clutrr.family import Family
+from clutrr.core.chainer import Chain
+from clutrr.core.family import Family
 
 NOISE_KINDS = ("none", "supporting", "irrelevant", "disconnected", "all")
 TASK_OF_NOISE = {"none": 1, "supporting": 2, "irrelevant": 3, "disconnected": 4, "all": 5}

@@ -60,7 +60,7 @@ class StoryRow:
 
 def split_f_comb(f_comb: str, words: set[str] | None = None) -> list[str]:
     """Split a pattern like ``son-in-law-brother`` into its relation words."""
-    from clutrr.kb import load_kb
+    from clutrr.core.kb import load_kb
 
     vocab = words if words is not None else set(load_kb("clutrr_v1").word_index)
     parts = f_comb.split("-")

@@ -18,11 +18,11 @@ from typing import Iterator
 from tqdm import tqdm
 
 from clutrr import __version__
-from clutrr.csv_format import CsvWriter
+from clutrr.io.csv_format import CsvWriter
 from clutrr.errors import UsageError
-from clutrr.generator import Example, GeneratorConfig, banks, check_request, make_example, pattern_heldout
-from clutrr.noise import TASK_OF_NOISE
-from clutrr.staging import replace_dir, staging_dir
+from clutrr.core.generator import Example, GeneratorConfig, banks, check_request, make_example, pattern_heldout
+from clutrr.core.noise import TASK_OF_NOISE
+from clutrr.io.staging import replace_dir, staging_dir
 
 CHUNK = 64
 

@@ -11,7 +11,7 @@ import re
 
 import numpy as np
 
-from clutrr.kb import KB, KBError
+from clutrr.core.kb import KB, KBError
 
 _TOKEN = re.compile(r"\s*(?:([A-Za-z_][\w-]*)|(.))")
 

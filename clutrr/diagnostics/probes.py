@@ -18,10 +18,10 @@ import re
 from dataclasses import replace
 from typing import Callable, Sequence
 
-from clutrr.csv_format import StoryRow, split_f_comb
+from clutrr.io.csv_format import StoryRow, split_f_comb
 from clutrr.errors import UsageError
-from clutrr.kb import GENDERS, KB
-from clutrr.names import load_names
+from clutrr.core.kb import GENDERS, KB
+from clutrr.core.names import load_names
 
 KINDS = ("sentence-shuffle", "word-permute", "gender-swap", "entity-rename")
 PERM_SEP = "::perm"

@@ -16,10 +16,10 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from typing import Sequence
 
-from clutrr.csv_format import StoryRow
-from clutrr.datadir import Split
+from clutrr.io.csv_format import StoryRow
+from clutrr.io.datadir import Split
 from clutrr.errors import UsageError
-from clutrr.kb import GENDERS, KB
+from clutrr.core.kb import GENDERS, KB
 
 ENTAILED = "entailed"
 NOT_ENTAILED = "not-entailed"

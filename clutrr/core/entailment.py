@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from clutrr.kb import KB, bits
+from clutrr.core.kb import KB, bits
 
 
 def chain_entailment(kb: KB, preds: list[int]) -> int:

@@ -13,16 +13,16 @@ from functools import lru_cache
 
 import yaml
 
-from clutrr.chainer import Chain, backward_chain, pick_pair, present_targets
-from clutrr.csv_format import StoryRow
-from clutrr.entailment import chain_entailment, story_closure
+from clutrr.core.chainer import Chain, backward_chain, pick_pair, present_targets
+from clutrr.io.csv_format import StoryRow
+from clutrr.core.entailment import chain_entailment, story_closure
 from clutrr.errors import UsageError
-from clutrr.family import Family, FamilyConfig, sample_family
-from clutrr.kb import GENDERS, KB, load_kb
-from clutrr.names import load_names
-from clutrr.noise import NOISE_KINDS, TASK_OF_NOISE, add_noise
-from clutrr.stitching import Piece, render_path
-from clutrr.templates import Bank, load_bank
+from clutrr.core.family import Family, FamilyConfig, sample_family
+from clutrr.core.kb import GENDERS, KB, load_kb
+from clutrr.core.names import load_names
+from clutrr.core.noise import NOISE_KINDS, TASK_OF_NOISE, add_noise
+from clutrr.render.stitching import Piece, render_path
+from clutrr.render.templates import Bank, load_bank
 
 MAX_K = 30
 MAX_ATTEMPTS = 400

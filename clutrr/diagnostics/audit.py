@@ -26,11 +26,11 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from clutrr.csv_format import StoryRow
-from clutrr.datadir import Split
-from clutrr.kb import KB
-from clutrr.naive_bayes import MultinomialNB
-from clutrr.stats import entropy_bits, sign_test
+from clutrr.io.csv_format import StoryRow
+from clutrr.io.datadir import Split
+from clutrr.core.kb import KB
+from clutrr.diagnostics.naive_bayes import MultinomialNB
+from clutrr.diagnostics.stats import entropy_bits, sign_test
 
 ALPHA = 0.01
 FOLDS = 5

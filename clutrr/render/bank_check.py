@@ -24,10 +24,10 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from clutrr.amt_templates import amt_pair, read_amt
-from clutrr.family import FamilyConfig, sample_family
-from clutrr.kb import GENDERS, KB, load_kb
-from clutrr.templates import GENDER_KEYS, Template, bank_paths, split_clause, template_id
+from clutrr.render.amt_templates import amt_pair, read_amt
+from clutrr.core.family import FamilyConfig, sample_family
+from clutrr.core.kb import GENDERS, KB, load_kb
+from clutrr.render.templates import GENDER_KEYS, Template, bank_paths, split_clause, template_id
 
 TOKEN = re.compile(r"[a-z]+(?:'[a-z]+)?")
 PLACEHOLDER = re.compile(r"\{([A-D])\}")

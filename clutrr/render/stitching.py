@@ -5,8 +5,8 @@ import random
 import re
 from dataclasses import dataclass
 
-from clutrr.kb import GENDERS
-from clutrr.templates import Bank
+from clutrr.core.kb import GENDERS
+from clutrr.render.templates import Bank
 
 _PLACEHOLDER = re.compile(r"\{([A-D])\}")
 

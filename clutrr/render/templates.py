@@ -103,7 +103,7 @@ def parse_bank_file(path: Path) -> list[Template]:
 
 def split_clause(key: str) -> list[str]:
     """Split ``brother-son-in-law`` into relation words (hyphenated words kept whole)."""
-    from clutrr.csv_format import split_f_comb
+    from clutrr.io.csv_format import split_f_comb
 
     return split_f_comb(key)
 
@@ -127,7 +127,7 @@ def load_bank(source: str = "synthetic") -> Bank:
     An AMT pair ``X.train.json``/``X.test.json`` (named by either file, or by ``X.json``
     when that file does not exist) loads as their union, with the pair as its holdout.
     """
-    from clutrr.amt_templates import amt_pair, load_amt
+    from clutrr.render.amt_templates import amt_pair, load_amt
 
     pair = amt_pair(source)
     if pair is not None:

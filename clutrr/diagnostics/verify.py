@@ -5,9 +5,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from clutrr.csv_format import RowParseError, iter_records, parse_row
-from clutrr.entailment import story_closure
-from clutrr.kb import GENDERS, KB, bits
+from clutrr.io.csv_format import RowParseError, iter_records, parse_row
+from clutrr.core.entailment import story_closure
+from clutrr.core.kb import GENDERS, KB, bits
 
 VERDICTS = ("entailed", "ambiguous", "wrong", "not_entailed", "unparsable")
 

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 import networkx as nx
 import numpy as np
 
-from clutrr.genealogy import relation_bits, relation_masks
-from clutrr.kb import KB
+from clutrr.core.genealogy import relation_bits, relation_masks
+from clutrr.core.kb import KB
 
 
 @dataclass(frozen=True)

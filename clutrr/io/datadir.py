@@ -2,14 +2,14 @@
 
 A dataset folder holds CLUTRR CSV files such as ``1.2,1.3_train.csv`` and ``1.2_test.csv``;
 each file is one split, named by its stem. Outputs are written through
-:class:`clutrr.staging.StagedDir`.
+:class:`clutrr.io.staging.StagedDir`.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
 
-from clutrr.csv_format import RowParseError, StoryRow, read_csv
+from clutrr.io.csv_format import RowParseError, StoryRow, read_csv
 from clutrr.errors import UsageError
 
 

@@ -14,7 +14,7 @@ from collections import defaultdict
 from dataclasses import asdict, dataclass
 from typing import Iterable, Sequence
 
-from clutrr.probes import source_id
+from clutrr.diagnostics.probes import source_id
 
 
 @dataclass(frozen=True)

@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from clutrr.family import Family
-from clutrr.kb import KB, bits
+from clutrr.core.family import Family
+from clutrr.core.kb import KB, bits
 
 
 @dataclass

@@ -16,8 +16,8 @@ import json
 import re
 from pathlib import Path
 
-from clutrr.kb import GENDERS, load_kb
-from clutrr.templates import Template, template_id
+from clutrr.core.kb import GENDERS, load_kb
+from clutrr.render.templates import Template, template_id
 
 ENTITY = re.compile(r"ENT_(\d+)_([A-Za-z]+)")
 SPELLINGS = {"neice": "niece"}
@@ -29,7 +29,7 @@ class AmtFormatError(ValueError):
 
 def _clause(f_comb: str) -> tuple[tuple[str, ...], str | None]:
     """The clause of an f_comb, or a problem when a word is not a kinship relation word."""
-    from clutrr.csv_format import split_f_comb
+    from clutrr.io.csv_format import split_f_comb
 
     vocab = set(load_kb("kinship").word_index) | set(SPELLINGS)
     words = [SPELLINGS.get(w, w) for w in split_f_comb(f_comb.strip().lower(), vocab)]

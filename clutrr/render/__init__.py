@@ -1,0 +1,1 @@
+"""Rendering: template banks, the AMT placeholder format, the bank checker and story stitching."""
