@@ -27,7 +27,8 @@ import yaml
 from clutrr.render.amt_templates import amt_pair, read_amt
 from clutrr.core.family import FamilyConfig, sample_family
 from clutrr.core.kb import GENDERS, KB, load_kb
-from clutrr.render.templates import GENDER_KEYS, Template, bank_paths, split_clause, template_id
+from clutrr.render.templates import (GENDER_KEYS, SLOT, SlotError, Template, bank_paths, slot_forms, split_clause,
+                                     template_id)
 
 TOKEN = re.compile(r"[a-z]+(?:'[a-z]+)?")
 PLACEHOLDER = re.compile(r"\{([A-D])\}")
@@ -91,9 +92,21 @@ class Report:
         return not self.problems and not self.unmet
 
 
+def _slot_text(m: re.Match, both: bool) -> str:
+    """A slot as measured text: a name is ``ent``; a gendered slot its male form (or both forms)."""
+    if m.group(2) is None:
+        return ENTITY_TOKEN
+    try:
+        male, female = slot_forms(m.group(2))
+    except SlotError:
+        return " "
+    return f" {male} {female} " if both else male
+
+
 def tokens(text: str) -> list[str]:
-    """Measure tokens: lower-cased, each placeholder replaced by the token ``ent``."""
-    return TOKEN.findall(PLACEHOLDER.sub(ENTITY_TOKEN, text).lower())
+    """Measure tokens: lower-cased, each name slot replaced by the token ``ent`` and each
+    gendered slot by its male form."""
+    return TOKEN.findall(SLOT.sub(lambda m: _slot_text(m, False), text).lower())
 
 
 def is_entity_token(token: str) -> bool:
@@ -286,9 +299,14 @@ def _placeholder_problems(text: str, n_entities: int) -> list[str]:
     out = []
     wanted = {chr(65 + i) for i in range(n_entities)}
     for m in BRACED.finditer(text):
-        inner = m.group(0)[1:-1]
-        if inner not in wanted:
+        slot = SLOT.fullmatch(m.group(0))
+        if slot is None or slot.group(1) not in wanted:
             out.append(f"placeholder {m.group(0)} is not one of the clause's entities")
+        elif slot.group(2) is not None:
+            try:
+                slot_forms(slot.group(2))
+            except SlotError as exc:
+                out.append(str(exc).replace("{X.", "{" + slot.group(1) + "."))
     if BRACED.sub("", text).count("{") or BRACED.sub("", text).count("}"):
         out.append("stray brace")
     missing = sorted(wanted - set(PLACEHOLDER.findall(text)))
@@ -315,12 +333,13 @@ def template_problems(kb: KB, t: Template, kb_name: str = "kinship") -> list[str
     known = {GENDERS[kb.parse_word(w)[1]] for w in t.clause}
     if t.gender != "any":
         known.add(t.gender)
-    lowered = PLACEHOLDER.sub(" ", t.text).lower()
+    lowered = SLOT.sub(lambda m: _slot_text(m, True) if m.group(2) else " ", t.text).lower()
+    literal = SLOT.sub(" ", t.text).lower()
     for gender, pattern in PRONOUNS.items():
-        m = pattern.search(lowered)
+        m = pattern.search(literal)
         if m and gender not in known:
             out.append(f"pronoun {m.group(0)!r} but no entity is known to be {gender}")
-    hedge = hedge_pattern(tuple(p.words for p in kb.predicates)).search(lowered)
+    hedge = hedge_pattern(tuple(p.words for p in kb.predicates)).search(literal)
     if hedge:
         out.append(f"hedges the gender ({hedge.group(0)!r}): write male/female templates instead")
     for word in t.clause:

@@ -2,13 +2,10 @@
 from __future__ import annotations
 
 import random
-import re
 from dataclasses import dataclass
 
 from clutrr.core.kb import GENDERS
 from clutrr.render.templates import Bank
-
-_PLACEHOLDER = re.compile(r"\{([A-D])\}")
 
 
 @dataclass(frozen=True)
@@ -82,7 +79,7 @@ def render_path(
         clause = tuple(words[i:i + L])
         template = rng.choice(bank.choices(clause, head_genders[i]))
         ents = people[i:i + L + 1]
-        text = _PLACEHOLDER.sub(lambda m: mention(names[ents[ord(m.group(1)) - 65]], brackets), template.text)
+        text = template.render([mention(names[e], brackets) for e in ents], [genders[e] for e in ents])
         pieces.append(Piece(text, template.id, tuple(edges[i:i + L])))
         i += L
     return pieces

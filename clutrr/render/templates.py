@@ -2,11 +2,18 @@
 
 The format is described in ``paraphrases/README.md``. A template's id is a short hash of
 its clause, gender key and text, so ids survive reordering and additions.
+
+Template text holds slots in braces: ``{A}`` is entity A's name; ``{A.he}``, ``{A.him}``,
+``{A.his}``, ``{A.hers}``, ``{A.himself}`` (or their female forms ``she``, ``hers``,
+``herself``) are A's pronouns, rendered from A's gender; ``{A.man|woman}`` is a gendered
+noun, male form first. A slot name that starts with a capital letter (``{A.He}``,
+``{B.Son|Daughter}``) renders capitalised. ``her`` is refused: it may be ``him`` or ``his``.
 """
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
@@ -15,6 +22,55 @@ import yaml
 from clutrr.paths import data_dir
 
 GENDER_KEYS = ("any", "male", "female")
+SLOT = re.compile(r"\{([A-D])(?:\.([^{}]*))?\}")
+PRONOUN_FORMS = {  # slot name -> (male, female)
+    "he": ("he", "she"), "she": ("he", "she"),
+    "him": ("him", "her"),
+    "his": ("his", "her"),
+    "hers": ("his", "hers"),
+    "himself": ("himself", "herself"), "herself": ("himself", "herself"),
+}
+
+
+class SlotError(ValueError):
+    """A template slot that cannot be rendered; the message names the slot."""
+
+
+def slot_forms(name: str) -> tuple[str, str]:
+    """(male, female) text of a slot name such as ``his``, ``He`` or ``son|daughter``.
+
+    Raises SlotError for an unknown pronoun, ``her``, or a malformed gendered pair.
+    """
+    if "|" in name:
+        forms = name.split("|")
+        if len(forms) != 2 or not all(f.strip() for f in forms):
+            raise SlotError(f"{{X.{name}}}: a gendered word needs exactly two forms, male|female")
+        return forms[0], forms[1]
+    key = name.lower()
+    if key == "her":
+        raise SlotError("{X.her} is ambiguous: write {X.him} (object) or {X.his} (determiner)")
+    if key not in PRONOUN_FORMS:
+        raise SlotError(f"{{X.{name}}}: unknown slot (pronouns: {', '.join(sorted(PRONOUN_FORMS))}; or male|female)")
+    male, female = PRONOUN_FORMS[key]
+    if name[:1].isupper():
+        male, female = male.capitalize(), female.capitalize()
+    return male, female
+
+
+def compile_text(text: str) -> tuple:
+    """Split template text into parts: a literal string, ``(entity, None)`` for a name, or
+    ``(entity, (male text, female text))`` for a pronoun or gendered word."""
+    parts: list = []
+    pos = 0
+    for m in SLOT.finditer(text):
+        if m.start() > pos:
+            parts.append(text[pos:m.start()])
+        entity = ord(m.group(1)) - 65
+        parts.append((entity, None if m.group(2) is None else slot_forms(m.group(2))))
+        pos = m.end()
+    if pos < len(text):
+        parts.append(text[pos:])
+    return tuple(parts)
 
 
 @dataclass(frozen=True)
@@ -26,6 +82,25 @@ class Template:
     gender: str
     text: str
     source: str
+    parts: tuple = field(default=(), compare=False, repr=False)
+
+    def compiled(self) -> tuple:
+        """The text split into literal strings and slots (compiled once, on first use)."""
+        if not self.parts:
+            object.__setattr__(self, "parts", compile_text(self.text))
+        return self.parts
+
+    def render(self, names: list[str], genders: list[int]) -> str:
+        """The text with entity i named ``names[i]`` and gendered by ``genders[i]`` (0 male, 1 female)."""
+        out = []
+        for part in self.compiled():
+            if isinstance(part, str):
+                out.append(part)
+            elif part[1] is None:
+                out.append(names[part[0]])
+            else:
+                out.append(part[1][genders[part[0]]])
+        return "".join(out)
 
     def fits(self, head_gender: str) -> bool:
         """Whether the template may render a clause whose first entity has ``head_gender``."""
