@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from clutrr.render.amt_templates import amt_pair, read_amt
+from clutrr.render.amt_templates import SPELLINGS, amt_pair, read_amt
 from clutrr.core.family import FamilyConfig, sample_family
 from clutrr.core.kb import GENDERS, KB, load_kb
 from clutrr.render.statements import Facts, Flag, analyse, lexicon, normalise, text_flags, tokenize
@@ -42,6 +42,7 @@ PRONOUNS = {
 HEDGED_PAIRS = (("he", "she"), ("him", "her"), ("his", "her"), ("himself", "herself"), ("man", "woman"),
                 ("boy", "girl"))
 ENTITY_TOKEN = "ent"
+MISSPELLED = re.compile(r"(?<![a-z])(?:" + "|".join(SPELLINGS) + r")(?![a-z])")
 WORLD_FAMILIES = 60
 
 TARGETS = {
@@ -406,6 +407,11 @@ def _reading_flags(kb: KB, t: Template, slot_bank: bool) -> list[Flag]:
     return out
 
 
+def _respelled(text: str) -> str:
+    """Common misspellings of relation words ("neice") read as the word."""
+    return MISSPELLED.sub(lambda m: SPELLINGS[m.group(0)], text)
+
+
 def template_flags(kb: KB, t: Template, kb_name: str = "kinship") -> list[Flag]:
     """Every flag of one template (empty when it follows the rules the checker can see)."""
     if not t.text.strip():
@@ -423,7 +429,7 @@ def template_flags(kb: KB, t: Template, kb_name: str = "kinship") -> list[Flag]:
         out.append(Flag("format", f"the first person of this clause cannot be {t.gender}", t.gender))
     if any(f.rule in ("1", "format") for f in out):
         return out
-    lowered = SLOT.sub(lambda m: _slot_text(m, True) if m.group(2) else " ", t.text).lower()
+    lowered = _respelled(SLOT.sub(lambda m: _slot_text(m, True) if m.group(2) else " ", t.text).lower())
     literal = SLOT.sub(" ", t.text).lower()
     out += _word_flags(kb, t, lowered, literal)
     out += _reading_flags(kb, t, not t.source.endswith(".json"))

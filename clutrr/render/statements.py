@@ -73,6 +73,7 @@ cousin godfather godmother godson goddaughter godchild godparent fiance fiancé 
 great-grandfather great-grandmother great-grandson great-granddaughter great-aunt great-uncle grandnephew grandniece
 great-nephew great-niece
 """.split())
+GRAND_TAILS = frozenset("son daughter father mother sons daughters fathers mothers child children".split())
 IN_LAW_HEADS = frozenset("son daughter father mother brother sister sons daughters fathers mothers brothers sisters".split())
 
 # Rule 2: literal words that mark a person's gender (relation words of the KB excepted).
@@ -202,11 +203,19 @@ def tokenize(text: str, genders: tuple[int, ...] | list[int], names: dict[str, i
 
 
 def _merge_in_law(toks: list[Tok]) -> list[Tok]:
-    """Join "son in law" (spaced) into the relation word "son-in-law"."""
+    """Join "son in law" into the relation word "son-in-law", and "grand daughter" into "granddaughter"."""
     out: list[Tok] = []
     i = 0
     while i < len(toks):
         t = toks[i]
+        if (t.kind == "word" and t.low == "grand" and not t.poss and i + 1 < len(toks)
+                and toks[i + 1].low in GRAND_TAILS):
+            nxt = toks[i + 1]
+            merged = Tok("word", "grand" + nxt.low, t.start, nxt.end)
+            merged.poss = nxt.poss
+            out.append(merged)
+            i += 2
+            continue
         if (t.kind == "word" and t.low in IN_LAW_HEADS and not t.poss and i + 2 < len(toks)
                 and toks[i + 1].low == "in" and toks[i + 2].low in ("law", "laws")):
             last = toks[i + 2]
@@ -369,7 +378,8 @@ class _Reader:
                 if t.ent not in mentioned:
                     mentioned.append(t.ent)
                 continue
-            cands = [e for e in mentioned if genders[e] == t.gender and e != head]
+            cands = [e for e in mentioned if genders[e] == t.gender and e != head] or \
+                [e for e in mentioned if genders[e] == t.gender]
             if len(cands) == 1:
                 self.referent[i] = (cands[0],)
             elif len(cands) > 1 and t.form not in REFLEXIVE:
