@@ -80,7 +80,7 @@ IN_LAW_HEADS = frozenset("son daughter father mother brother sister sons daughte
 GENDERED_WORDS = frozenset("""
 man woman men women boy girl boys girls lad lads lass lasses gentleman gentlemen lady ladies guy guys bloke chap
 dude mister mr mrs madam ma'am sir dad daddy dads mum mummy mums mom mommy moms mama papa grandpa grandma granny
-grandad granddad gramps nana bride brides groom grooms bridegroom widow widower king queen prince princess actor
+grandad granddad gramps nana bride brides groom grooms bridegroom widow widower prince princess actor
 actress actresses waiter waitress waitresses steward stewardess hostess heroine duke duchess lord monk nun priestess
 godfather godmother godson goddaughter fiance fiancé fiancee fiancée boyfriend girlfriend patriarch matriarch
 fatherly motherly brotherly sisterly grandfatherly grandmotherly tomboy
@@ -97,7 +97,14 @@ _FAMILY = ("(?:mother|father|mom|mum|dad|daddy|mommy|son|daughter|child|children
            "|grandma|grandpa)")
 STEP = re.compile(rf"^(?:step-?{_FAMILY}s?|half-(?:brother|sister|sibling)s?|ex-[a-z-]+|ex|widow|widows|widower"
                   r"|widowers|widowed|adopted|adoptive|adopt|adopts|adoption|divorce|divorced|divorcee|divorcing"
-                  r"|remarried|remarry|remarries|remarriage|foster|fostered|orphan|orphaned|orphans)$")
+                  r"|remarried|remarry|remarries|remarriage|foster|fostered|fostering)$")
+ADOPTING = re.compile(r"^(?:adopted|adopt|adopts|adoption|foster|fostered|fostering)$")
+# after "adopted" or "foster", these mean an animal or a thing, not a child
+NOT_A_CHILD = frozenset("""
+rescue dog dogs cat cats puppy puppies kitten kittens greyhound greyhounds pet pets lamb lambs horse horses pony ponies
+tortoise tortoises hedgehog hedgehogs rabbit rabbits parrot parrots donkey donkeys goat goats hen hens chicken chickens
+duckling ducklings ferret ferrets beehive highway road motorway stretch tree trees bench animals animal stray strays
+""".split())
 STEP_BEFORE = frozenset("late former".split())  # before a relation noun or a name
 SPOUSE_BEFORE = frozenset("first second third previous".split())  # before a spouse word
 SPOUSE_WORDS = frozenset("husband wife spouse husbands wives marriage bride groom".split())
@@ -483,12 +490,17 @@ class _Reader:
             possessors, m = (who,), n + 1
         inside_of = start >= 1 and toks[start - 1].low == "of"
         referents, shape = self._referents_after(m, is_plural, direct=not article or self._is_title(j)), "after"
+        framed = [] if inside_of else self._referents_after(m, is_plural, comma=True)
+        if framed and framed[-1][1] + 1 < len(toks) and toks[framed[-1][1] + 1].text in (",", ")", "\u2014"):
+            referents = referents or framed  # "her father, {A}, drove": the name set off by commas
         if toks[start].low == "whose" or (possessors and toks[start + 1].low == "whose"):
             pass
         elif not referents:
             referents, shape = self._referents_before(start, pred, is_plural)
-        if not referents and not inside_of:
-            referents, shape = self._referents_after(m, is_plural, comma=True), "after"
+            if shape == "apposition" and not possessors and self._pairs_nouns(j):
+                return []  # "{C}, father and newborn son": the noun describes a pair, not {C}
+        if not referents:
+            referents, shape = framed, "after"
         if not referents:
             return []
         span = (min(start, *(r[1] for r in referents)), max(j, m - 1, *(r[1] for r in referents)))
@@ -500,6 +512,15 @@ class _Reader:
             else:
                 out.append(Statement(possessors, ref, pred, gender, toks[j].low, shape, span))
         return out
+
+    def _pairs_nouns(self, j: int) -> bool:
+        """Whether another relation noun follows within four words ("son-in-law against father-in-law")."""
+        for u in self.toks[j + 1:j + 5]:
+            if u.kind != "word":
+                return False
+            if u.low in self.lex:
+                return True
+        return False
 
     def _referents_after(self, m: int, is_plural: bool, direct: bool = True,
                          comma: bool = False) -> list[tuple[int, int]]:
@@ -689,6 +710,14 @@ def self_possessives(toks: list[Tok], text: str) -> list[str]:
     return out
 
 
+def _proper_name(toks: list[Tok], i: int) -> bool:
+    """A capitalised word inside a sentence that is not a title before a name ("Lord's", "Duchess")."""
+    t = toks[i]
+    inside = i > 0 and toks[i - 1].text not in SENTENCE_END and toks[i - 1].text not in "\"'\u201c"
+    title = i + 1 < len(toks) and toks[i + 1].kind == "ent"
+    return t.text[:1].isupper() and inside and not title
+
+
 def text_flags(text: str, toks: list[Tok], slot_bank: bool, lex: dict) -> list[Flag]:
     """Checks that need no facts: rules 2 (``slot_bank`` only), 3, 7 (words) and 8."""
     flags: list[Flag] = []
@@ -701,10 +730,10 @@ def text_flags(text: str, toks: list[Tok], slot_bank: bool, lex: dict) -> list[F
         if slot_bank and not t.slot and t.kind == "pron" and t.gender is not None:
             flags.append(Flag("2", f"literal pronoun {t.text!r}: write a slot such as {{X.{t.form}}}", around(i)))
         elif slot_bank and not t.slot and t.kind == "word" and (t.low in GENDERED_WORDS or (
-                MAN_SUFFIX.match(t.low) and t.low not in NOT_GENDERED_MAN
-                and not (t.text[:1].isupper() and i and toks[i - 1].text not in SENTENCE_END))):
+                MAN_SUFFIX.match(t.low) and t.low not in NOT_GENDERED_MAN)) and not _proper_name(toks, i):
             flags.append(Flag("2", f"literal gendered word {t.text!r}: write a slot such as {{X.male|female}}", around(i)))
-        if t.kind == "word" and STEP.match(t.low):
+        if t.kind == "word" and STEP.match(t.low) and not (
+                ADOPTING.match(t.low) and any(u.low in NOT_A_CHILD for u in toks[i + 1:i + 5])):
             flags.append(Flag("7", f"{t.text!r} implies a step-, half- or broken family", around(i)))
         elif t.kind == "word" and t.low in STEP_BEFORE | SPOUSE_BEFORE and i + 1 < len(toks):
             nxt = toks[i + 1]
