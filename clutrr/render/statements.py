@@ -761,13 +761,24 @@ def _doubled(m: re.Match) -> bool:
 def prose_flags(text: str) -> list[Flag]:
     """Rule 8 on raw text: doubled punctuation (dropped), tokenised spacing and a missing end
     (repaired when rendered, so not dropped)."""
-    flags = [Flag("8", "doubled punctuation", text[max(m.start() - 12, 0):m.end() + 2].strip())
+    flags = [Flag("8", "doubled punctuation", _snippet(text, m.start(), m.end()))
              for m in DOUBLED.finditer(text) if _doubled(m)]
-    flags += [Flag("8", "tokenised spacing (repaired when rendered)", text[max(m.start() - 12, 0):m.end() + 6].strip(),
+    flags += [Flag("8", "tokenised spacing (repaired when rendered)", _snippet(text, m.start(), m.end()),
                    drops=False) for m in TOKENISED.finditer(text)]
     if text.strip() and not END.search(text):
-        flags.append(Flag("8", "no end punctuation (repaired when rendered)", text.strip()[-25:], drops=False))
+        end = len(text.rstrip())
+        flags.append(Flag("8", "no end punctuation (repaired when rendered)", _snippet(text, end, end), drops=False))
     return flags
+
+
+def _snippet(text: str, a: int, b: int, words: int = 2) -> str:
+    """The text from ``words`` words before position a to ``words`` words after b."""
+    start, end = a, b
+    for _ in range(words + 1):
+        start = max(text.rfind(" ", 0, max(start - 1, 0)), 0) if start > 0 else 0
+        nxt = text.find(" ", end + 1)
+        end = len(text) if nxt < 0 else nxt
+    return " ".join(text[start:end].split())
 
 
 _SPACE_BEFORE = re.compile(r"\s+(n't|'s|'re|'ve|'ll|'d|'m)\b|\s+([,.;:!?])")

@@ -22,7 +22,7 @@ class NoCoverError(ValueError):
 
 
 def _open(templates: list[Template], used: set[str] | frozenset[str]) -> bool:
-    return any(t.id not in used for t in templates) if used else bool(templates)
+    return any(t.id not in used for t in templates)
 
 
 def sample_cover(bank: Bank, words: list[str], head_genders: list[str], max_piece: int, rng: random.Random,
@@ -35,9 +35,12 @@ def sample_cover(bank: Bank, words: list[str], head_genders: list[str], max_piec
     """
     n = len(words)
     longest = min(max_piece, bank.max_len)
-    valid = [[L for L in range(1, longest + 1) if i + L <= n and (
-        _open(bank.choices(tuple(words[i:i + L]), head_genders[i]), used if L > 1 else frozenset()))]
-        for i in range(n)]
+    choices = bank.choices
+    valid = [[L for L in range(1, longest + 1) if i + L <= n and choices(tuple(words[i:i + L]), head_genders[i])]
+             for i in range(n)]
+    if used:
+        valid = [[L for L in ls if L == 1 or _open(choices(tuple(words[i:i + L]), head_genders[i]), used)]
+                 for i, ls in enumerate(valid)]
     count = [0] * (n + 1)
     count[n] = 1
     for i in range(n - 1, -1, -1):

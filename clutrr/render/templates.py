@@ -83,6 +83,7 @@ class Template:
     text: str
     source: str
     parts: tuple = field(default=(), compare=False, repr=False)
+    _plan: tuple = field(default=(), compare=False, repr=False)
 
     def compiled(self) -> tuple:
         """The text as rendered (:func:`~clutrr.render.statements.normalise`: end punctuation
@@ -93,16 +94,28 @@ class Template:
             object.__setattr__(self, "parts", compile_text(normalise(self.text)))
         return self.parts
 
-    def render(self, names: list[str], genders: list[int]) -> str:
-        """The text with entity i named ``names[i]`` and gendered by ``genders[i]`` (0 male, 1 female)."""
-        out = []
+    def _compile_plan(self) -> tuple:
+        """(leading text, ((entity, forms or None, following text), ...)) for :meth:`render`."""
+        head, slots = "", []
         for part in self.compiled():
             if isinstance(part, str):
-                out.append(part)
-            elif part[1] is None:
-                out.append(names[part[0]])
+                if slots:
+                    slots[-1][2] += part
+                else:
+                    head += part
             else:
-                out.append(part[1][genders[part[0]]])
+                slots.append([part[0], part[1], ""])
+        plan = (head, tuple(tuple(s) for s in slots))
+        object.__setattr__(self, "_plan", plan)
+        return plan
+
+    def render(self, names: list[str], genders: list[int]) -> str:
+        """The text with entity i named ``names[i]`` and gendered by ``genders[i]`` (0 male, 1 female)."""
+        head, slots = self._plan or self._compile_plan()
+        out = [head]
+        for ent, forms, tail in slots:
+            out.append(names[ent] if forms is None else forms[genders[ent]])
+            out.append(tail)
         return "".join(out)
 
     def fits(self, head_gender: str) -> bool:
