@@ -165,6 +165,7 @@ def tokenize(text: str, genders: tuple[int, ...] | list[int], names: dict[str, i
     from clutrr.render.templates import SlotError, slot_forms
 
     toks: list[Tok] = []
+    bare = names is not None and "[" not in text  # names without brackets: match the words
     for m in TOKEN.finditer(text):
         start, end = m.span()
         kind = m.lastgroup
@@ -194,7 +195,7 @@ def tokenize(text: str, genders: tuple[int, ...] | list[int], names: dict[str, i
             poss = False
             if len(word) > 2 and word[-2] in "'\u2019" and word[-1] in "sS":
                 word, poss = word[:-2], True
-            if names is not None and word in names and (not toks or toks[-1].text != "["):
+            if bare and word in names:
                 tok = Tok("ent", word, start, end, names[word])
             else:
                 tok = _word_token(word, start, start + len(word))
