@@ -21,9 +21,10 @@ NAME = "paraphrases"
 HELP = "check a template bank against the writing rules and print its measures"
 SHOWN = 12  # lines of each long list printed without --all
 # Mean bigram Jaccard per k of the original CLUTRR crowd (AMT) templates, as reference: measured
-# with this checker's tokens on a 404-template sample of facebookresearch/clutrr
-# templates/amt/test.json (9 one-fact and 31 two-fact clauses; no three-fact clause sampled).
-CROWD_BIGRAM = {1: 0.050, 2: 0.071}
+# as this command measures any bank (templates that pass the checker) on a 404-template sample
+# of facebookresearch/clutrr templates/amt/test.json (9 one-fact and 31 two-fact clauses; no
+# three-fact clause was sampled).
+CROWD_BIGRAM = {1: 0.056, 2: 0.070}
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

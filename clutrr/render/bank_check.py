@@ -77,6 +77,7 @@ class KStats:
     unique_words: int
     jaccard_unigram: float
     jaccard_bigram: float
+    flagged: int = 0
 
 
 @dataclass
@@ -457,12 +458,19 @@ def clause_jaccard(texts: list[str]) -> tuple[float, float] | None:
 
 
 def _measure(report: Report) -> None:
+    """Counts and diversity of the templates the generator would use (flagged ones left out)."""
+    dropped = report.dropped
+    flagged: Counter = Counter(len(e.template.clause) for e in report.entries if e.template.id in dropped)
     by_clause: dict[tuple[str, ...], list[Template]] = {}
     for e in report.entries:
-        by_clause.setdefault(e.template.clause, []).append(e.template)
+        if e.template.id not in dropped:
+            by_clause.setdefault(e.template.clause, []).append(e.template)
     vocab_all: set[str] = set()
-    for k in sorted({len(c) for c in by_clause}):
+    for k in sorted({len(e.template.clause) for e in report.entries}):
         clauses = {c: ts for c, ts in by_clause.items() if len(c) == k}
+        if not clauses:
+            report.stats[k] = KStats(k, 0, 0, 0, "-", 0, 0.0, 0.0, flagged[k])
+            continue
         vocab: set[str] = set()
         uni_scores, bi_scores = [], []
         for ts in clauses.values():
@@ -474,7 +482,7 @@ def _measure(report: Report) -> None:
         min_clause = min(clauses, key=lambda c: (len(clauses[c]), c))
         report.stats[k] = KStats(
             k, len(clauses), sum(len(ts) for ts in clauses.values()), len(clauses[min_clause]), "-".join(min_clause),
-            len(vocab), _mean(uni_scores), _mean(bi_scores),
+            len(vocab), _mean(uni_scores), _mean(bi_scores), flagged[k],
         )
         vocab_all |= vocab
     report.unique_words = len(vocab_all)
@@ -559,11 +567,13 @@ def check_bank(source: str = "paraphrase", kb_name: str = "kinship", targets: bo
 
 def format_stats(report: Report) -> list[str]:
     """The statistics table, one line per k and a total."""
-    lines = [f"{'k':>3} {'clauses':>8} {'templates':>10} {'min/clause':>11}  {'(clause)':28} {'unique words':>12} "
-             f"{'Jaccard-1':>9} {'Jaccard-2':>9}"]
+    lines = [f"{'k':>3} {'clauses':>8} {'templates':>10} {'flagged':>8} {'min/clause':>11}  {'(clause)':28} "
+             f"{'unique words':>12} {'Jaccard-1':>9} {'Jaccard-2':>9}"]
     for s in report.stats.values():
-        lines.append(f"{s.k:>3} {s.clauses:>8} {s.templates:>10} {s.min_count:>11}  {s.min_clause[:28]:28} "
-                     f"{s.unique_words:>12} {s.jaccard_unigram:>9.3f} {s.jaccard_bigram:>9.3f}")
-    lines.append(f"{'all':>3} {sum(s.clauses for s in report.stats.values()):>8} "
-                 f"{sum(s.templates for s in report.stats.values()):>10} {'':>11}  {'':28} {report.unique_words:>12}")
+        lines.append(f"{s.k:>3} {s.clauses:>8} {s.templates:>10} {s.flagged:>8} {s.min_count:>11}  "
+                     f"{s.min_clause[:28]:28} {s.unique_words:>12} {s.jaccard_unigram:>9.3f} {s.jaccard_bigram:>9.3f}")
+    stats = report.stats.values()
+    lines.append(f"{'all':>3} {sum(s.clauses for s in stats):>8} {sum(s.templates for s in stats):>10} "
+                 f"{sum(s.flagged for s in stats):>8} {'':>11}  {'':28} {report.unique_words:>12}")
+    lines.append("(templates the generator uses; flagged ones are left out of every measure)")
     return lines
