@@ -233,3 +233,12 @@ def test_the_shipped_bank_is_usable():
     report = check_bank("paraphrase")
     assert report.errors == []
     assert len(report.dropped) < len(report.entries)
+
+
+def test_the_shipped_synthetic_bank_and_a_valid_pair_pass_without_strict(capsys):
+    assert main(["paraphrases", "check", "synthetic", "--no-sample"]) == 0
+    assert "unmet targets: " in capsys.readouterr().out
+    pair = Path(__file__).resolve().parent / "fixtures_amt" / "pair.train.json"
+    assert main(["paraphrases", "check", str(pair), "--no-sample"]) == 0
+    out = capsys.readouterr().out
+    assert "note: pair.train.json names a train/test pair; both pair.train.json and pair.test.json are checked" in out
