@@ -35,7 +35,7 @@ def plot_accuracy_vs_k(reports: list[Report], path: str | Path, references: list
     import matplotlib.pyplot as plt
     from matplotlib.ticker import MaxNLocator
 
-    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    fig, ax = plt.subplots(figsize=(7.6, 4.2))
     for report in reports:
         for label, ks, groups in _curves(report):
             pooled = []
@@ -56,7 +56,7 @@ def plot_accuracy_vs_k(reports: list[Report], path: str | Path, references: list
     ax.set_ylabel("test accuracy")
     ax.set_ylim(0.0, 1.02)
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     ax.set_title(title or f"Accuracy against k on {Path(reports[0].data).name}")
     fig.tight_layout()
     path = Path(path)
