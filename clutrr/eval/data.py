@@ -69,8 +69,11 @@ def _records(path: Path) -> dict[str, dict]:
 class EvalSet:
     """The items of the chosen splits of a dataset folder, with lookup by id."""
 
-    def __init__(self, root: Path, golds: list[Gold], train: list[Gold], kb: str) -> None:
+    def __init__(self, root: Path, golds: list[Gold], train: list[Gold], kb: str,
+                 others: set[tuple[str, str]] = frozenset()) -> None:
         self.root = root
+        self.others = others  # (split, id) of the folder's stories left out by the split choice or limit
+        self.other_ids = {i for _, i in others}
         self.golds = golds
         self.train = train
         self.kb = kb
@@ -111,6 +114,7 @@ def load_eval_set(directory: str | Path, splits: list[str] | None = None, kb: st
     root = Path(directory)
     chosen: list[Gold] = []
     train: list[Gold] = []
+    others: set[tuple[str, str]] = set()
     for part in load_splits(root):
         name = split_name(part.name)
         records = _records(part.path)
@@ -124,6 +128,7 @@ def load_eval_set(directory: str | Path, splits: list[str] | None = None, kb: st
         if part.is_train:
             train += golds
         if splits is None and part.is_train or splits is not None and not any(fnmatch.fnmatch(name, p) for p in splits):
+            others |= {(g.split, g.id) for g in golds}
             continue
         chosen += golds
     if limit is not None:
@@ -135,8 +140,10 @@ def load_eval_set(directory: str | Path, splits: list[str] | None = None, kb: st
             seen[g.split] = seen.get(g.split, 0) + 1
             if seen[g.split] <= limit:
                 kept.append(g)
+            else:
+                others.add((g.split, g.id))
         chosen = kept
     if not chosen:
         what = f"no split matches {', '.join(splits)}" if splits else "no test files"
         raise UsageError(f"{root}: {what}")
-    return EvalSet(root, chosen, train, kb)
+    return EvalSet(root, chosen, train, kb, others)

@@ -34,15 +34,20 @@ def _as_predictions(predictions: Predictions, data: EvalSet) -> list[Prediction]
     return out
 
 
-def _resolve(pred: Prediction, data: EvalSet) -> int:
-    """The gold index of a prediction; UsageError for an unknown or ambiguous id."""
+def _resolve(pred: Prediction, data: EvalSet) -> int | None:
+    """The gold index of a prediction, None for a story of the folder left out of the
+    evaluation; UsageError for an unknown or ambiguous id."""
     if pred.split is not None:
         i = data.by_key.get((pred.split, pred.id))
         if i is None:
+            if (pred.split, pred.id) in data.others:
+                return None
             raise UsageError(f"{pred.where}: unknown id {pred.id!r} in split {pred.split!r}")
         return i
     if pred.id not in data.by_id:
-        raise UsageError(f"{pred.where}: unknown id {pred.id!r} (not in the evaluated test files)")
+        if pred.id in data.other_ids:
+            return None
+        raise UsageError(f"{pred.where}: unknown id {pred.id!r} (not in {data.root})")
     i = data.by_id[pred.id]
     if i is None:
         raise UsageError(f"{pred.where}: id {pred.id!r} is in several test files; give its 'split'")
@@ -56,6 +61,7 @@ def evaluate(data: EvalSet | str | Path, predictions: Predictions, name: str = "
 
     Every evaluated story without a prediction counts as wrong and is reported as missing;
     with ``strict`` a missing one is a UsageError, as are unknown and duplicate ids.
+    Predictions for stories of the folder outside the evaluated splits are ignored.
     """
     if not isinstance(data, EvalSet):
         data = load_eval_set(data, kb=kb or "kinship")
@@ -64,6 +70,8 @@ def evaluate(data: EvalSet | str | Path, predictions: Predictions, name: str = "
     answers: list[object] = [_NO_ANSWER] * len(data.golds)
     for pred in preds:
         i = _resolve(pred, data)
+        if i is None:
+            continue
         if answers[i] is not _NO_ANSWER:
             raise UsageError(f"{pred.where}: duplicate prediction for id {pred.id!r}")
         answers[i] = pred.prediction
