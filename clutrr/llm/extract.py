@@ -14,7 +14,8 @@ Inside the part that decides, a relation *stated* with a copula ("is Howard's wi
 "are sisters", "would be her uncle") is the answer; the last one stated counts. A
 relation that only describes a path ("his wife's mother", "the mother of Tom's wife")
 is not an answer: such a statement is unparsable. So is a statement of two different
-relations joined by "or"/"and" ("her uncle or her father"), a hedge ("cannot be
+relations joined by "or"/"and" ("her uncle or her father", "Sarah is Kevin's sister and
+Kevin is Sarah's brother"), a hedge ("cannot be
 determined", "not enough information"), and a part with several different relations
 and none stated. Negated mentions ("not his sister") are ignored. Without any copula, a
 part naming exactly one relation ("Answer: Wife", "Howard's wife is Crystal") gives it.
@@ -52,7 +53,8 @@ ANSWER_MARKER = re.compile(r"\bfinal\s+answer\b\s*(?:is\b|:|=|-)?|\b(?:answer|re
 CONCLUSION = re.compile(
     r"\b(?:so|therefore|thus|hence|consequently|which\s+makes|that\s+makes|this\s+makes|making|makes|"
     r"means(?:\s+that)?|ie|in\s+conclusion|in\s+summary|in\s+short|overall)\b|=>|->|→", re.I)
-REASON_START = re.compile(r"^\W*(?:(?:this|that)(?:\s+is|'s)\s+because|because|recall|note\s+that)\b", re.I)
+REASON_START = re.compile(r"^\W*(?:(?:this|that)(?:\s+is|'s)\s+because|because|recall|note\s+that|"
+                          r"explanation|reasoning|justification|rationale)\b", re.I)
 REASON = re.compile(r"\b(?:because|since|given\s+that|due\s+to|based\s+on|through|via)\b|,\s*as\b", re.I)
 HEDGE = re.compile(
     r"\b(?:can\s*not|can't|cannot|unable\s+to|impossible\s+to|not\s+possible\s+to)\s+(?:be\s+)?"
@@ -70,6 +72,7 @@ COPULA = re.compile(
     r"(?:(?:the|a|an|his|her|their|its|my|your|our|one\s+of)\s+|[\w-]+(?:'s|s')\s+)?" + ADJECTIVES + r"$", re.I)
 JOINED = re.compile(r"^[\s,]*(?:or|and|/|nor|versus|vs\.?)\s*(?:(?:either|maybe|possibly|perhaps|also|the|a|an|his|her|"
                     r"their|is|be|was)\s+|[\w-]+(?:'s|s')\s+)*" + ADJECTIVES + r"$", re.I)
+CONJUNCTION = re.compile(r"\b(?:and|or|but|while|whereas)\b", re.I)
 OF_PHRASE = re.compile(r"^\s+of\s+(?:(?:the|his|her|their|a|an)\s+)?(?:[\w-]+(?:'s|s')\s+)?" + ADJECTIVES + r"$", re.I)
 CHAINED = re.compile(r"^(?:'s|s'|')\s+" + ADJECTIVES + r"$", re.I)
 
@@ -231,6 +234,9 @@ def _decide(segment: str, vocab: Vocabulary) -> str | None:
     stated = [j for j, m in enumerate(mentions) if j not in links and COPULA.search(segment[: m.start])]
     if stated:
         pick = stated[-1]
+        for j in stated[:-1]:
+            if mentions[j].word != mentions[pick].word and CONJUNCTION.search(segment[mentions[j].end: mentions[pick].start]):
+                return None
     else:
         heads = [j for j in range(len(mentions)) if j not in links]
         if len({mentions[j].word for j in heads}) != 1:
