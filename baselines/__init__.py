@@ -1,9 +1,11 @@
-"""Reference baselines for CLUTRR-style data: a GAT over the story graph and BiLSTMs over the text.
+"""Reference baselines for CLUTRR-style data, as plug-ins of one registry.
 
-Python API::
+Built in: a GAT over the story graph (``gat``) and BiLSTMs over the text (``bilstm-attn``,
+``bilstm-mean``). A model is a :class:`clutrr.baselines.registry.Model`; a user's model plugs in
+by import path (``package.module:Class``). Python API::
 
     from clutrr.baselines import train_and_evaluate
-    results = train_and_evaluate("gat", "path/to/data", epochs=20, seed=0, runs=3, out="results/")
+    doc = train_and_evaluate("gat", "path/to/data", runs=3, out="results/gat")
 
 Import of torch and torch_geometric is deferred until a function needs them.
 """
@@ -11,9 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from clutrr.baselines.config import MODEL_NAMES as MODELS
-
-__all__ = ["train_and_evaluate", "load_dataset", "MODELS"]
+__all__ = ["train_and_evaluate", "load_dataset"]
 
 if TYPE_CHECKING:  # pragma: no cover
     from clutrr.baselines.data import load_dataset

@@ -1,10 +1,17 @@
 """The BiLSTM baselines: a 2-layer BiLSTM over the anonymised story, pooled by attention or mean."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any, Iterator
+
+import numpy as np
 import torch
 from torch import nn
 
-from clutrr.baselines.text import PAD, TextBatch
+from clutrr.baselines.data import Story
+from clutrr.baselines.neural import TorchModel, TrainingConfig
+from clutrr.baselines.registry import register
+from clutrr.baselines.text import ENTITY, PAD, UNK, TextBatch, TextSample, WordVocab, bucket_batches, collate, text_samples
 
 
 class BiLSTMClassifier(nn.Module):
@@ -54,3 +61,89 @@ def _mean_at(states: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
     """Mean of ``states`` (B x T x D) over the True ``positions`` (B x T) of each row; zeros if none."""
     weights = positions.unsqueeze(-1).float()
     return (states * weights).sum(dim=1) / weights.sum(dim=1).clamp(min=1.0)
+
+
+@dataclass
+class BiLSTMConfig(TrainingConfig):
+    """The BiLSTM's settings (Sinha et al. 2019 sizes)."""
+
+    emb_dim: int = 100  # word embeddings learned from scratch; placeholders random and frozen
+    hidden: int = 100
+    layers: int = 2  # bidirectional
+    pooling: str = "attention"  # or mean
+    mlp_hidden: int = 200
+    dropout: float = 0.0
+    word_dropout: float = 0.0  # share of training words replaced by <unk>
+    epochs: int = 10
+    patience: int = 3
+
+
+@dataclass
+class BiLSTMMeanConfig(BiLSTMConfig):
+    """:class:`BiLSTMConfig` with mean pooling."""
+
+    pooling: str = "mean"
+
+
+@register
+class BiLSTMAttention(TorchModel):
+    """:class:`BiLSTMClassifier` over the story text with ``@entity-k`` placeholders."""
+
+    name = "bilstm-attn"
+    Config = BiLSTMConfig
+
+    def __init__(self, config: Any, labels: Any) -> None:
+        super().__init__(config, labels)
+        self.vocab: WordVocab | None = None
+
+    def prepare(self, train: list[Story]) -> None:
+        """The word vocabulary of the training stories."""
+        self.vocab = WordVocab.build(train)
+
+    def extra_state(self) -> dict[str, Any]:
+        """The vocabulary."""
+        return {"vocab": self.vocab.words}
+
+    def load_extra_state(self, state: dict[str, Any]) -> None:
+        """Restore the vocabulary."""
+        self.vocab = WordVocab(list(state["vocab"]))
+
+    def build_network(self) -> nn.Module:
+        """A fresh :class:`BiLSTMClassifier` from the config."""
+        c = self.config
+        return BiLSTMClassifier(len(self.labels.words), len(self.vocab), c.entity_pool, c.emb_dim, c.hidden,
+                                c.layers, c.pooling, c.mlp_hidden, c.dropout)
+
+    def samples(self, stories: list[Story], seed: int) -> list[TextSample]:
+        """Text samples (see :mod:`clutrr.baselines.text`)."""
+        return text_samples(stories, self.vocab, self.config.entity_pool, seed)
+
+    def train_batches(self, samples: list[TextSample], rng: np.random.Generator,
+                      gen: torch.Generator) -> Iterator[TextBatch]:
+        """Length-bucketed shuffled batches; placeholders redrawn and words dropped as configured."""
+        c = self.config
+        for idx in bucket_batches([len(s.words) for s in samples], c.batch_size, rng):
+            resample = c.resample_entities
+            batch = collate([samples[i] for i in idx], c.entity_pool if resample else None, gen if resample else None)
+            if c.word_dropout > 0:
+                hide = (torch.rand(batch.words.shape, generator=gen) < c.word_dropout) & (batch.words > ENTITY)
+                batch.words = batch.words.masked_fill(hide, UNK)
+            yield batch
+
+    def eval_batches(self, samples: list[TextSample]) -> Iterator[tuple[list[int], TextBatch]]:
+        """Batches of 500 bucketed by length."""
+        for idx in bucket_batches([len(s.words) for s in samples], 500, None):
+            yield list(idx), collate([samples[i] for i in idx])
+
+    @staticmethod
+    def gold(batch: Any) -> torch.Tensor:
+        """Label ids of a batch."""
+        return batch.labels
+
+
+@register
+class BiLSTMMean(BiLSTMAttention):
+    """The BiLSTM with mean pooling."""
+
+    name = "bilstm-mean"
+    Config = BiLSTMMeanConfig

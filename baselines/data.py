@@ -12,12 +12,16 @@ have none). Such edges are kept and typed with the extra id :data:`UNKNOWN_RELAT
 from __future__ import annotations
 
 import re
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
+
+import numpy as np
 
 from clutrr.io.csv_format import StoryRow, read_csv
 from clutrr.errors import UsageError
 from clutrr.core.kb import KB, load_kb
+from clutrr.eval.data import split_name
 
 NOISE_NAMES = {1: "clean", 2: "supporting", 3: "irrelevant", 4: "disconnected", 5: "all"}
 TOKEN_RE = re.compile(r"\[([^\[\]]+)\]|[a-z]+(?:-[a-z]+)*|\d+|[^\sa-z\d]")
@@ -88,6 +92,11 @@ class TestSplit:
     k: int
     stories: list[Story]
 
+    @property
+    def split(self) -> str:
+        """The split name ``clutrr eval`` gives the file (its stem without a shard suffix)."""
+        return split_name(Path(self.file).stem)
+
 
 @dataclass
 class Dataset:
@@ -98,6 +107,32 @@ class Dataset:
     train: list[Story]
     tests: list[TestSplit]
     labels: LabelVocab
+
+
+def story_rng(seed: int, story: Story) -> np.random.Generator:
+    """A generator fixed by ``seed`` and the story's id, so a story's draw does not depend on its neighbours."""
+    return np.random.default_rng([seed, zlib.crc32(story.id.encode("utf-8"))])
+
+
+def split_validation(stories: list[Story], share: float, seed: int) -> tuple[list[Story], list[Story]]:
+    """Hold out about ``share`` of ``stories`` for validation, by story: rows that tell the same
+    story (same people, same text) all go to one side. The choice is fixed by ``seed``; both
+    sides keep the input order."""
+    if not 0.0 <= share < 1.0:
+        raise UsageError(f"the validation share must be in [0, 1), got {share}")
+    groups: dict[tuple, list[int]] = {}
+    for i, s in enumerate(stories):
+        groups.setdefault((tuple(s.people), tuple(s.tokens)), []).append(i)
+    want = round(share * len(stories))
+    if share > 0 and len(groups) > 1:
+        want = min(max(want, 1), len(stories) - len(max(groups.values(), key=len)))
+    held: set[int] = set()
+    keys = list(groups)
+    for g in np.random.default_rng(seed).permutation(len(keys)):
+        if len(held) >= want:
+            break
+        held.update(groups[keys[g]])
+    return [s for i, s in enumerate(stories) if i not in held], [s for i, s in enumerate(stories) if i in held]
 
 
 def tokenize(text: str, people: list[str]) -> tuple[list[str], list[int]]:
@@ -158,6 +193,21 @@ def parse_task(file_name: str) -> tuple[str, int, int]:
     return task, int(noise), int(k)
 
 
+def load_tests(root: str | Path, labels: LabelVocab | None = None) -> list[TestSplit]:
+    """The ``*_test.csv`` files of a folder (a training file beside them is ignored), sorted by (noise, k)."""
+    root = Path(root)
+    if not root.is_dir():
+        raise UsageError(f"data folder {root} does not exist")
+    labels = labels or LabelVocab.from_kb()
+    tests = []
+    for path in root.glob("*_test*.csv"):
+        task, noise, k = parse_task(path.name)
+        tests.append(TestSplit(path.name, task, noise, k, load_stories(path, labels)))
+    if not tests:
+        raise UsageError(f"{root} holds no *_test.csv")
+    return sorted(tests, key=lambda t: (t.noise, t.k, t.file))
+
+
 def load_dataset(root: str | Path, labels: LabelVocab | None = None, max_train: int | None = None) -> Dataset:
     """Load a data folder holding exactly one ``*_train.csv`` and any number of ``*_test.csv``."""
     root = Path(root)
@@ -167,13 +217,7 @@ def load_dataset(root: str | Path, labels: LabelVocab | None = None, max_train: 
     trains = sorted(root.glob("*_train.csv"))
     if len(trains) != 1:
         raise UsageError(f"{root} must hold exactly one *_train.csv (found {len(trains)})")
-    tests = []
-    for path in root.glob("*_test.csv"):
-        task, noise, k = parse_task(path.name)
-        tests.append(TestSplit(path.name, task, noise, k, load_stories(path, labels)))
-    if not tests:
-        raise UsageError(f"{root} holds no *_test.csv")
-    tests.sort(key=lambda t: (t.noise, t.k))
+    tests = load_tests(root, labels)
     train = load_stories(trains[0], labels)
     if max_train is not None:
         train = train[:max_train]

@@ -10,7 +10,7 @@ import numpy as np
 import torch
 from torch_geometric.data import Batch, Data
 
-from clutrr.baselines.data import Story
+from clutrr.baselines.data import Story, story_rng
 from clutrr.errors import UsageError
 
 
@@ -37,9 +37,8 @@ def graph_sample(story: Story, entities: list[int]) -> Data:
 
 
 def graph_samples(stories: list[Story], pool: int, seed: int) -> list[Data]:
-    """One graph sample per story, entity ids drawn with ``seed``."""
-    rng = np.random.default_rng(seed)
-    return [graph_sample(s, draw_entities(len(s.people), pool, rng)) for s in stories]
+    """One graph sample per story, entity ids drawn from ``seed`` and the story's id."""
+    return [graph_sample(s, draw_entities(len(s.people), pool, story_rng(seed, s))) for s in stories]
 
 
 def redraw_entities(batch: Batch, pool: int, generator: torch.Generator) -> None:

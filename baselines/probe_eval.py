@@ -6,25 +6,16 @@ that reasons over the story should reject them; the metrics say how often it doe
 """
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
-import torch
+from tqdm import tqdm
 
 from clutrr.baselines.data import Dataset, load_stories
+from clutrr.baselines.registry import Model, predict_chunked
 from clutrr.errors import UsageError
 from clutrr.diagnostics.permutation_metrics import group_by_story, permutation_acceptance
-
-
-def predict(model: torch.nn.Module, task: Any, samples: list, device: torch.device, batch_size: int = 500) -> list[int]:
-    """Predicted label ids for ``samples``, in their order."""
-    out = [0] * len(samples)
-    model.eval()
-    with torch.no_grad():
-        for idx, batch in task.indexed_batches(samples, batch_size):
-            for i, label in zip(idx, model(batch.to(device)).argmax(dim=-1).tolist()):
-                out[i] = int(label)
-    return out
 
 
 def probe_files(dataset: Dataset, probe_dir: str | Path) -> list[Path]:
@@ -39,22 +30,23 @@ def probe_files(dataset: Dataset, probe_dir: str | Path) -> list[Path]:
     return found
 
 
-def permutation_metrics(model: torch.nn.Module, task: Any, dataset: Dataset, probe_dir: str | Path,
-                        device: torch.device, seed: int = 0) -> dict[str, dict[str, Any]]:
+def permutation_metrics(model: Model, dataset: Dataset, probe_dir: str | Path,
+                        progress: bool = False) -> dict[str, dict[str, Any]]:
     """Ω_max, Ω_rand, P^c and P^f per test file that has word-permute probes."""
     words = dataset.labels.words
     out = {}
-    for path in probe_files(dataset, probe_dir):
+    for path in tqdm(probe_files(dataset, probe_dir), desc="probe files", unit="file", disable=not progress,
+                     file=sys.stderr):
         split = next(t for t in dataset.tests if t.file == path.name)
-        original = predict(model, task, task.tests[split.file], device)
+        original = model.predict(split.stories)
         probes = load_stories(path, dataset.labels)
-        predicted = predict(model, task, task.samples(probes, seed + 1), device)
+        predicted = predict_chunked(model, probes, f"probes {path.name}", progress).argmax(axis=1)
         grouped = group_by_story([s.id for s in probes], [words[p] for p in predicted])
         kept = [i for i, s in enumerate(split.stories) if s.id in grouped]
         if not kept:
             continue
         result = permutation_acceptance(
-            [words[split.stories[i].label] for i in kept], [words[original[i]] for i in kept],
+            [words[split.stories[i].label] for i in kept], [original[i] for i in kept],
             [grouped[split.stories[i].id] for i in kept], len(words),
         )
         out[split.file] = result.as_dict()

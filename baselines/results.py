@@ -1,150 +1,155 @@
-"""The results file: its schema, per-test summaries, the printed table and the accuracy-vs-k plot.
+"""The results file of ``baselines.train``: its schema, run statistics and the accuracy-vs-k plot.
 
-A results JSON (``SCHEMA`` = ``clutrr-baselines/results-v1``) holds::
+A results JSON (``SCHEMA`` = ``clutrr-baselines/results-v2``) holds::
 
-    schema, model, config, data, train_file, train_rows, epochs, seed, runs (count),
-    device, threads, seconds, started,
-    tests:   [{file, task, noise, noise_name, k, rows}]
-    per_run: [{seed, train_seconds, final_loss, train_accuracy, accuracy: {file: float}}]
-    summary: {file: {task, noise, k, mean, std, runs}}
+    schema, model (registered name or import path), config (the config dataclass as a dict),
+    data, train_file, train_rows, valid_rows, valid_share, seed, runs (count), threads,
+    machine, torch, seconds, started,
+    folders: [{name, data, source, tests: [{split, file, k, noise, rows}]}]
+    per_run: [{seed, fit (what the model's fit returned), checkpoint, reports: {folder: report}}]
+    summary: {folder: {split: {k, noise, n, mean, std, se, runs}}}
 
-``std`` is the population standard deviation over runs (0 for one run).
+A report is ``clutrr.eval.Report.to_dict()`` of that run's predictions on that folder. ``std`` is
+the sample standard deviation over runs and ``se`` the standard error of the mean (``std / sqrt
+(runs)``); both are 0 for one run.
 """
 from __future__ import annotations
 
 import json
+import math
+import os
+import platform
 import statistics
 from pathlib import Path
 from typing import Any
 
-SCHEMA = "clutrr-baselines/results-v1"
+from clutrr.errors import UsageError
+
+SCHEMA = "clutrr-baselines/results-v2"
 TOP_KEYS = {
     "schema": str, "model": str, "config": dict, "data": str, "train_file": str, "train_rows": int,
-    "epochs": int, "seed": int, "runs": int, "device": str, "threads": int, "seconds": float,
-    "started": str, "tests": list, "per_run": list, "summary": dict,
+    "valid_rows": int, "seed": int, "runs": int, "threads": int, "machine": str, "seconds": float,
+    "started": str, "folders": list, "per_run": list, "summary": dict,
 }
-TEST_KEYS = {"file": str, "task": str, "noise": int, "noise_name": str, "k": int, "rows": int}
-RUN_KEYS = {"seed": int, "train_seconds": float, "final_loss": float, "train_accuracy": float, "accuracy": dict}
-SUMMARY_KEYS = {"task": str, "noise": int, "k": int, "mean": float, "std": float, "runs": int}
 
 
-class SchemaError(ValueError):
+class SchemaError(UsageError, ValueError):
     """A results document that does not follow the schema."""
 
 
-def _check(obj: Any, keys: dict[str, type], where: str) -> None:
-    if not isinstance(obj, dict):
-        raise SchemaError(f"{where}: expected an object")
-    for key, kind in keys.items():
-        if key not in obj:
-            raise SchemaError(f"{where}: missing {key!r}")
-        value = obj[key]
-        ok = isinstance(value, (int, float)) and not isinstance(value, bool) if kind is float else isinstance(value, kind)
-        if not ok or (kind is int and isinstance(value, bool)):
-            raise SchemaError(f"{where}: {key!r} should be {kind.__name__}")
+def mean_se(values: list[float]) -> tuple[float, float, float]:
+    """Mean, sample standard deviation and standard error of the mean (0 and 0 for one value)."""
+    mean = statistics.fmean(values)
+    std = statistics.stdev(values) if len(values) > 1 else 0.0
+    return mean, std, std / math.sqrt(len(values))
 
 
 def validate(doc: dict[str, Any]) -> None:
     """Raise SchemaError unless ``doc`` is a well-formed results document."""
-    _check(doc, TOP_KEYS, "results")
+    if not isinstance(doc, dict):
+        raise SchemaError("results: expected an object")
+    for key, kind in TOP_KEYS.items():
+        if key not in doc:
+            raise SchemaError(f"results: missing {key!r}")
+        value = doc[key]
+        ok = isinstance(value, (int, float)) if kind is float else isinstance(value, kind)
+        if not ok or isinstance(value, bool):
+            raise SchemaError(f"results: {key!r} should be {kind.__name__}")
     if doc["schema"] != SCHEMA:
         raise SchemaError(f"results: schema is {doc['schema']!r}, expected {SCHEMA!r}")
-    files = []
-    for i, test in enumerate(doc["tests"]):
-        _check(test, TEST_KEYS, f"tests[{i}]")
-        files.append(test["file"])
     if len(doc["per_run"]) != doc["runs"]:
         raise SchemaError("results: per_run has not one entry per run")
+    names = [f["name"] for f in doc["folders"]]
     for i, run in enumerate(doc["per_run"]):
-        _check(run, RUN_KEYS, f"per_run[{i}]")
-        if sorted(run["accuracy"]) != sorted(files):
-            raise SchemaError(f"per_run[{i}]: accuracy keys differ from the test files")
-        for file, acc in run["accuracy"].items():
-            if not 0.0 <= acc <= 1.0:
-                raise SchemaError(f"per_run[{i}]: accuracy of {file} is outside [0, 1]")
-    if sorted(doc["summary"]) != sorted(files):
-        raise SchemaError("summary: keys differ from the test files")
-    for file, entry in doc["summary"].items():
-        _check(entry, SUMMARY_KEYS, f"summary[{file}]")
+        if sorted(run.get("reports", {})) != sorted(names):
+            raise SchemaError(f"per_run[{i}]: reports do not cover the folders {names}")
+    if sorted(doc["summary"]) != sorted(names):
+        raise SchemaError("summary: keys differ from the folders")
 
 
-def summarize(tests: list[dict[str, Any]], per_run: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """Mean and std of each test file's accuracy over runs."""
-    out = {}
-    for test in tests:
-        accs = [run["accuracy"][test["file"]] for run in per_run]
-        out[test["file"]] = {
-            "task": test["task"], "noise": test["noise"], "k": test["k"],
-            "mean": statistics.fmean(accs), "std": statistics.pstdev(accs), "runs": len(accs),
-        }
+def summarize(folders: list[dict[str, Any]], per_run: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Per folder and split: k, noise, stories, and mean, std and se of the accuracy over runs."""
+    out: dict[str, dict[str, Any]] = {}
+    for folder in folders:
+        rows = {}
+        for test in folder["tests"]:
+            split = test["split"]
+            accs = [run["reports"][folder["name"]]["by_split"][split]["accuracy"] or 0.0 for run in per_run]
+            mean, std, se = mean_se(accs)
+            rows[split] = {"k": test["k"], "noise": test["noise"], "n": test["rows"], "mean": mean, "std": std,
+                           "se": se, "runs": len(accs)}
+        out[folder["name"]] = rows
     return out
 
 
-def format_table(doc: dict[str, Any]) -> str:
-    """A plain-text per-test table: task, noise, k, rows, mean ± std."""
-    lines = [f"{doc['model']} on {doc['data']} ({doc['runs']} run(s), {doc['epochs']} epochs)",
-             f"{'task':<6} {'noise':<13} {'k':>3} {'rows':>5}  accuracy"]
-    for test in doc["tests"]:
-        s = doc["summary"][test["file"]]
-        lines.append(f"{test['task']:<6} {test['noise_name']:<13} {test['k']:>3} {test['rows']:>5}  "
-                     f"{s['mean']:.3f} ± {s['std']:.3f}")
-    return "\n".join(lines)
+def by_k(doc: dict[str, Any], folder: str) -> dict[int, tuple[float, float, int]]:
+    """Accuracy by k on ``folder`` (test files of one k pooled by stories): k -> (mean, se, stories)."""
+    out = {}
+    ks = sorted({int(k) for run in doc["per_run"] for k in run["reports"][folder]["by_k"]})
+    for k in ks:
+        tallies = [run["reports"][folder]["by_k"][str(k)] for run in doc["per_run"]]
+        mean, _, se = mean_se([t["accuracy"] or 0.0 for t in tallies])
+        out[k] = (mean, se, tallies[0]["n"])
+    return out
+
+
+def machine_description() -> str:
+    """A one-line description of this machine and its torch build."""
+    import torch
+
+    cpu = platform.processor() or platform.machine()
+    gpu = torch.cuda.get_device_name(0) if torch.cuda.is_available() else "no GPU"
+    return f"{platform.system()} {cpu}, {os.cpu_count()} cores, {gpu}, torch {torch.__version__}"
 
 
 def write_json(doc: dict[str, Any], path: str | Path) -> Path:
-    """Validate and write a results document."""
+    """Validate and write a results document (compact JSON, one line per top-level key)."""
     validate(doc)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+    lines = [f"{json.dumps(key)}: {json.dumps(value, separators=(',', ':'))}" for key, value in doc.items()]
+    path.write_text("{\n" + ",\n".join(lines) + "\n}\n", encoding="utf-8")
     return path
 
 
 def read_json(path: str | Path) -> dict[str, Any]:
-    """Read and validate a results document."""
-    doc = json.loads(Path(path).read_text(encoding="utf-8"))
-    validate(doc)
+    """Read and validate a results document; SchemaError names the file when it is not one."""
+    try:
+        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+        validate(doc)
+    except (ValueError, SchemaError) as exc:
+        raise SchemaError(f"{path}: {exc}") from None
     return doc
 
 
-def plot_accuracy(docs: list[dict[str, Any]], path: str | Path, title: str | None = None,
-                  reference: dict[str, dict[int, float]] | None = None) -> Path:
-    """Accuracy against k, one line per (model, noise family), error bars = std over runs.
-
-    ``reference`` maps a label to published accuracies by k, drawn dashed.
-    """
+def plot_by_k(curves: dict[str, dict[int, tuple[float, float, int]]], path: str | Path, title: str,
+              reference: dict[str, dict[int, float]] | None = None) -> Path:
+    """Accuracy against k, one line per label with the standard error over runs as error bars;
+    ``reference`` curves (published accuracies by k) dashed."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(6.4, 4.2))
-    for doc in docs:
-        families = sorted({t["noise"] for t in doc["tests"]})
-        for noise in families:
-            points = sorted((s["k"], s["mean"], s["std"]) for s in doc["summary"].values() if s["noise"] == noise)
-            ks, means, stds = zip(*points)
-            label = doc["model"] if len(families) == 1 else f"{doc['model']} ({_noise_name(doc, noise)})"
-            ax.errorbar(ks, means, yerr=stds, marker="o", capsize=3, label=label)
-    for label, by_k in (reference or {}).items():
-        ks = sorted(by_k)
-        ax.plot(ks, [by_k[k] for k in ks], linestyle="--", marker="x", label=label)
     from matplotlib.ticker import MaxNLocator
 
+    fig, ax = plt.subplots(figsize=(7.2, 4.2))
+    for label, points in curves.items():
+        ks = sorted(points)
+        ax.errorbar(ks, [points[k][0] for k in ks], yerr=[points[k][1] for k in ks], marker="o", capsize=3,
+                    label=label)
+    for label, acc in (reference or {}).items():
+        ks = sorted(acc)
+        ax.plot(ks, [acc[k] for k in ks], linestyle="--", marker="x", alpha=0.8, label=label)
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("k (relations in the chain)")
     ax.set_ylabel("test accuracy")
     ax.set_ylim(0.0, 1.02)
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
-    ax.set_title(title or ", ".join(sorted({Path(d["data"]).name for d in docs})))
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    ax.set_title(title)
     fig.tight_layout()
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
+    fig.savefig(path, dpi=100, metadata={"Software": None})
     plt.close(fig)
     return path
-
-
-def _noise_name(doc: dict[str, Any], noise: int) -> str:
-    return next(t["noise_name"] for t in doc["tests"] if t["noise"] == noise)

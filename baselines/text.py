@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from clutrr.baselines.data import Story
+from clutrr.baselines.data import Story, story_rng
 from clutrr.baselines.graphs import draw_entities
 
 PAD, UNK, ENTITY = 0, 1, 2
@@ -64,10 +64,10 @@ class TextSample:
 
 
 def text_samples(stories: list[Story], vocab: WordVocab, pool: int, seed: int) -> list[TextSample]:
-    """One text sample per story, placeholders drawn with ``seed``."""
-    rng = np.random.default_rng(seed)
+    """One text sample per story, placeholders drawn from ``seed`` and the story's id."""
     return [
-        TextSample(vocab.encode(s), list(s.slots), draw_entities(len(s.people), pool, rng), s.query, s.label)
+        TextSample(vocab.encode(s), list(s.slots), draw_entities(len(s.people), pool, story_rng(seed, s)), s.query,
+                   s.label)
         for s in stories
     ]
 

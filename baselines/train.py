@@ -1,148 +1,200 @@
-"""Train a baseline on a data folder's training file and evaluate every test file, over several runs.
+"""Train a registered baseline (or your own model) on a data folder and evaluate it with ``clutrr eval``.
 
-    python -m clutrr.baselines.train --model gat --data DIR --epochs 30 --seed 0 --runs 3 --out results/
+    python -m clutrr.baselines.train --model gat --data DIR [--test-data DIR ...] --runs 3 --out results/gat
 
-prints a per-test accuracy table (mean ± std over runs), and writes
-``RESULTS_DIR/<model>.json`` (see :mod:`baselines.results`) and ``RESULTS_DIR/<model>.png``.
+A share of the training stories (``--valid-share``, by story, seeded) is held out for validation;
+the model keeps its best state on it. Each run's predictions on every test file of ``--data`` and
+of each ``--test-data`` folder are scored by :mod:`clutrr.eval`, whose tables are printed, one
+column per run. ``--out`` receives (all or nothing)::
+
+    results.json                        the run summary (see clutrr.baselines.results)
+    checkpoints/seed<S>/                model.json + checkpoint (clutrr.baselines.registry.load_checkpoint)
+    predictions/seed<S>/<folder>.jsonl  id, split, prediction, probabilities: what `clutrr eval` reads
+    reports/<folder>/                   report.md, report.json, accuracy_vs_k.png from clutrr eval
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
+import dataclasses
 import datetime as dt
+import json
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import torch
-import torch.nn.functional as F
-from tqdm import tqdm
+import yaml
 
-from clutrr.baselines.config import MODEL_NAMES, load_config
-from clutrr.baselines.data import NOISE_NAMES, Dataset, load_dataset
-from clutrr.baselines.probe_eval import permutation_metrics, probe_files
-from clutrr.baselines.results import SCHEMA, format_table, plot_accuracy, summarize, write_json
-from clutrr.baselines.tasks import make_task
+from clutrr.baselines.data import LabelVocab, TestSplit, load_dataset, load_tests, split_validation
+from clutrr.baselines.registry import Model, get_model, make_config, model_spec, predict_chunked, save_checkpoint
+from clutrr.baselines.results import SCHEMA, machine_description, mean_se, summarize, write_json
 from clutrr.errors import UsageError
+from clutrr.eval import EvalSet, Report, evaluate, load_eval_set, render_text, write_predictions, write_report
+from clutrr.io.staging import StagedDir
+
+@dataclasses.dataclass
+class TestFolder:
+    """A folder whose test files a trained model is scored on."""
+
+    name: str
+    root: Path
+    tests: list[TestSplit]
+    gold: EvalSet
+
+    def describe(self) -> dict[str, Any]:
+        """Plain data for the results file."""
+        noise = {g.split: g.noise for g in self.gold.golds}
+        return {"name": self.name, "data": str(self.root.resolve()), "source": self.gold.source,
+                "tests": [{"split": t.split, "file": t.file, "k": t.k, "noise": noise.get(t.split, "none"),
+                           "rows": len(t.stories)} for t in self.tests]}
 
 
-def setup_torch(threads: int = 1, device: str | None = None) -> torch.device:
-    """Cap CPU threads and pick the device: ``device`` if given, else CUDA when present, else CPU."""
-    torch.set_num_threads(max(1, threads))
-    if device:
-        return torch.device(device)
-    return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+def test_folders(data: Path, extra: list[str | Path], labels: LabelVocab) -> list[TestFolder]:
+    """The training folder's test files, then each extra folder's; names are folder names, made unique."""
+    folders = []
+    for root in [data, *map(Path, extra)]:
+        name = root.resolve().name or "data"
+        taken = {f.name for f in folders}
+        if name in taken:
+            name = next(f"{name}-{i}" for i in range(2, len(folders) + 3) if f"{name}-{i}" not in taken)
+        folders.append(TestFolder(name, root, load_tests(root, labels), load_eval_set(root, kb=labels.kb_name)))
+    return folders
 
 
-def accuracy(model: torch.nn.Module, task: Any, file: str | None, device: torch.device, batch_size: int = 500) -> float:
-    """Accuracy of ``model`` on a test file (or the training set when ``file`` is None)."""
-    model.eval()
-    right = total = 0
-    with torch.no_grad():
-        for batch in task.eval_batches(file, batch_size):
-            batch = batch.to(device)
-            gold = task.labels_of(batch)
-            right += int((model(batch).argmax(dim=-1) == gold).sum())
-            total += int(gold.numel())
-    return right / max(total, 1)
+def prediction_records(model: Model, folder: TestFolder, progress: bool) -> list[dict[str, Any]]:
+    """One record per test story of ``folder``: id, split, prediction and the probabilities above 5e-5."""
+    stories = [(t.split, s) for t in folder.tests for s in t.stories]
+    probs = predict_chunked(model, [s for _, s in stories], f"predict {folder.name}", progress)
+    words = model.labels.words
+    records = []
+    for (split, story), row in zip(stories, probs):
+        p = {w: round(float(x), 4) for w, x in zip(words, row) if x >= 5e-5}
+        records.append({"id": story.id, "split": split, "prediction": words[int(row.argmax())], "probabilities": p})
+    return records
 
 
-def train_run(dataset: Dataset, config: dict[str, Any], epochs: int, seed: int, device: torch.device,
-              progress: bool = True, probe: str | Path | None = None) -> dict[str, Any]:
-    """One run: train from scratch with ``seed``, then evaluate every test file (and the
-    word-permute probes in ``probe``, when given)."""
-    torch.manual_seed(seed)
-    rng = np.random.default_rng(seed)
-    gen = torch.Generator().manual_seed(seed)
-    task = make_task(dataset, config, seed)
-    model = task.model().to(device)
-    training = config["training"]
-    params = [p for p in model.parameters() if p.requires_grad]
-    optim = torch.optim.Adam(params, lr=float(training["lr"]), weight_decay=float(training.get("weight_decay", 0.0)))
-    start = time.perf_counter()
-    loss_value = float("nan")
-    bar = tqdm(range(epochs), desc=f"{config['name']} seed {seed}", disable=not progress, file=sys.stderr)
-    for _ in bar:
-        model.train()
-        total, count = 0.0, 0
-        for batch in task.train_batches(int(training["batch_size"]), rng, gen):
-            batch = batch.to(device)
-            loss = F.cross_entropy(model(batch), task.labels_of(batch))
-            optim.zero_grad()
-            loss.backward()
-            optim.step()
-            n = int(task.labels_of(batch).numel())
-            total += float(loss.detach()) * n
-            count += n
-        loss_value = total / max(count, 1)
-        bar.set_postfix(loss=f"{loss_value:.3f}")
-    train_seconds = time.perf_counter() - start
-    result = {
-        "seed": seed,
-        "train_seconds": round(train_seconds, 2),
-        "final_loss": loss_value,
-        "train_accuracy": accuracy(model, task, None, device),
-        "accuracy": {t.file: accuracy(model, task, t.file, device) for t in dataset.tests},
-    }
-    if probe is not None:
-        result["permutation"] = permutation_metrics(model, task, dataset, probe, device, seed)
-    return result
+def _plain(value: Any) -> Any:
+    """``value`` with numpy scalars and arrays turned into JSON types."""
+    return json.loads(json.dumps(value, default=lambda x: x.tolist() if hasattr(x, "tolist") else str(x)))
 
 
-def train_and_evaluate(model: str, data: str | Path, epochs: int | None = None, seed: int = 0, runs: int = 1,
-                       out: str | Path | None = None, config: str | Path | dict[str, Any] | None = None,
-                       threads: int = 1, device: str | None = None, max_train: int | None = None,
-                       progress: bool = True, probe: str | Path | None = None) -> dict[str, Any]:
-    """Train ``runs`` times (seeds ``seed``, ``seed+1``, ...) and evaluate; returns the results document.
+def train_and_evaluate(model: str | type[Model], data: str | Path, *, test_data: list[str | Path] = (),
+                       config: str | Path | None = None, overrides: dict[str, Any] | None = None, seed: int = 0,
+                       runs: int = 1, valid_share: float = 0.1, out: str | Path | None = None, force: bool = False,
+                       threads: int = 1, max_train: int | None = None, progress: bool = False,
+                       probe: str | Path | None = None, echo: bool = False) -> dict[str, Any]:
+    """Train ``runs`` times (seeds ``seed``, ``seed+1``, ...) and score every test folder.
 
-    ``config`` is a YAML path laid over the built-in config, or a full config dict. With ``out``,
-    writes ``out/<model>.json`` and ``out/<model>.png``. With ``probe`` (a folder written by
-    ``clutrr probe --kind word-permute``), each run also reports Ω_max, Ω_rand, P^c and P^f.
+    ``model`` is a registered name, an import path ``package.module:Class`` or a Model class;
+    ``config`` a YAML mapping of its settings and ``overrides`` more of them. Returns the results
+    document (see :mod:`clutrr.baselines.results`); with ``out`` also writes the files listed in
+    the module docstring. With ``probe`` (a folder of ``clutrr probe --kind word-permute``) each
+    run also reports permutation acceptance. With ``echo`` the tables are printed.
     """
+    cls = get_model(model) if isinstance(model, str) else model
+    cfg = make_config(cls, config, overrides)
     if runs < 1:
         raise UsageError("--runs must be at least 1")
-    cfg = dict(config, name=model) if isinstance(config, dict) else load_config(model, config)
-    epochs = int(cfg["training"]["epochs"] if epochs is None else epochs)
-    if epochs < 1:
-        raise UsageError("--epochs must be at least 1")
-    dev = setup_torch(threads, device)
+    if threads < 1:
+        raise UsageError("--threads must be at least 1")
+    with StagedDir(out, force=force) if out is not None else contextlib.nullcontext() as staged:
+        doc = _train_runs(cls, cfg, Path(data), test_data, seed, runs, valid_share, staged, threads, max_train,
+                          progress, probe, echo)
+        if staged is not None:
+            write_json(doc, staged.file("results.json"))
+    return doc
+
+
+def _train_runs(cls: type[Model], cfg: Any, data: Path, test_data: list[str | Path], seed: int, runs: int,
+                valid_share: float, staged: StagedDir | None, threads: int, max_train: int | None, progress: bool,
+                probe: str | Path | None, echo: bool) -> dict[str, Any]:
+    torch.set_num_threads(threads)
     started = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
     clock = time.perf_counter()
-    dataset = load_dataset(data, max_train=max_train)
+    labels = LabelVocab.from_kb()
+    dataset = load_dataset(data, labels, max_train=max_train)
+    train, valid = split_validation(dataset.train, valid_share, seed)
+    folders = test_folders(data, list(test_data), labels)
     if probe is not None:
+        from clutrr.baselines.probe_eval import probe_files
+
         probe_files(dataset, probe)
-    per_run = [train_run(dataset, cfg, epochs, seed + r, dev, progress, probe) for r in range(runs)]
-    tests = [
-        {"file": t.file, "task": t.task, "noise": t.noise, "noise_name": NOISE_NAMES.get(t.noise, str(t.noise)),
-         "k": t.k, "rows": len(t.stories)}
-        for t in dataset.tests
-    ]
+    spec = model_spec(cls)
+    per_run, reports = [], {f.name: [] for f in folders}
+    for r in range(runs):
+        model = cls(cfg, labels)
+        fit = model.fit(train, valid, seed=seed + r, progress=progress)
+        run: dict[str, Any] = {"seed": seed + r, "fit": _plain(fit), "reports": {}}
+        if staged is not None:
+            save_checkpoint(model, staged.file("checkpoints") / f"seed{seed + r}")
+            run["checkpoint"] = f"checkpoints/seed{seed + r}"
+        for folder in folders:
+            records = prediction_records(model, folder, progress)
+            if staged is not None:
+                write_predictions(records, staged.file("predictions") / f"seed{seed + r}" / f"{folder.name}.jsonl")
+            report = evaluate(folder.gold, records, name=f"{cls.name} seed {seed + r}", strict=True)
+            reports[folder.name].append(report)
+            run["reports"][folder.name] = report.to_dict()
+        if probe is not None:
+            from clutrr.baselines.probe_eval import permutation_metrics
+
+            run["permutation"] = permutation_metrics(model, dataset, probe, progress)
+        per_run.append(run)
+    described = [f.describe() for f in folders]
     doc = {
-        "schema": SCHEMA, "model": model, "config": cfg, "data": str(Path(data).resolve()),
-        "train_file": dataset.train_file, "train_rows": len(dataset.train), "epochs": epochs, "seed": seed,
-        "runs": runs, "device": str(dev), "threads": torch.get_num_threads(),
-        "seconds": round(time.perf_counter() - clock, 2), "started": started, "tests": tests,
-        "per_run": per_run, "summary": summarize(tests, per_run),
+        "schema": SCHEMA, "model": spec, "config": dataclasses.asdict(cfg), "data": str(data.resolve()),
+        "train_file": dataset.train_file, "train_rows": len(train), "valid_rows": len(valid),
+        "valid_share": valid_share, "seed": seed, "runs": runs, "threads": torch.get_num_threads(),
+        "machine": machine_description(), "torch": torch.__version__,
+        "seconds": round(time.perf_counter() - clock, 2), "started": started, "folders": described,
+        "per_run": per_run, "summary": summarize(described, per_run),
     }
-    if out is not None:
-        write_json(doc, Path(out) / f"{model}.json")
-        plot_accuracy([doc], Path(out) / f"{model}.png")
+    for folder in folders:
+        if staged is not None:
+            write_report(reports[folder.name], staged.file("reports") / folder.name)
+        if echo:
+            print(f"== {spec} on {folder.name} ({folder.root}), {runs} run(s), one column per seed ==")
+            sys.stdout.write(render_text(reports[folder.name]))
+            overall = [rep.overall.accuracy or 0.0 for rep in reports[folder.name]]
+            mean, std, se = mean_se(overall)
+            print(f"mean over runs: {mean:.3f} (std {std:.3f}, s.e. {se:.3f})\n")
     return doc
+
+
+def parse_settings(pairs: list[str]) -> dict[str, Any]:
+    """``KEY=VALUE`` strings to a dict, values read as YAML scalars (``0.1``, ``true``, ``null``)."""
+    out = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise UsageError(f"--set takes KEY=VALUE, got {pair!r}")
+        try:
+            out[key.strip()] = yaml.safe_load(value)
+        except yaml.YAMLError:
+            raise UsageError(f"--set {key}: cannot read the value {value!r}") from None
+    return out
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The CLI's argument parser."""
     p = argparse.ArgumentParser(prog="python -m clutrr.baselines.train", description=__doc__.splitlines()[0])
-    p.add_argument("--model", required=True, choices=MODEL_NAMES)
+    p.add_argument("--model", required=True,
+                   help="a registered model (gat, bilstm-attn, bilstm-mean, ...) or package.module:Class")
     p.add_argument("--data", required=True, help="folder with one *_train.csv and *_test.csv files")
-    p.add_argument("--epochs", type=int, default=None, help="default: the config's training.epochs")
-    p.add_argument("--seed", type=int, default=0, help="seed of the first run; run r uses seed + r")
-    p.add_argument("--runs", type=int, default=1)
-    p.add_argument("--out", default=None, help="folder for <model>.json and <model>.png")
-    p.add_argument("--config", default=None, help="YAML laid over the built-in config of the model")
-    p.add_argument("--threads", type=int, default=1, help="CPU threads for torch (default 1: fastest on a shared 2-core CPU)")
-    p.add_argument("--device", default=None, help="cpu or cuda (default: cuda when present)")
+    p.add_argument("--test-data", action="append", default=[], metavar="DIR",
+                   help="another folder whose *_test.csv files are evaluated too (repeatable)")
+    p.add_argument("--config", default=None, help="YAML mapping of the model's settings, e.g. 'epochs: 30'")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="one setting (repeatable)")
+    p.add_argument("--epochs", type=int, default=None, help="shorthand for --set epochs=N")
+    p.add_argument("--valid-share", type=float, default=0.1,
+                   help="share of training stories held out for validation and early stopping (0.1)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the first run and of the validation split")
+    p.add_argument("--runs", type=int, default=1, help="runs with seeds seed, seed+1, ... (1)")
+    p.add_argument("--out", default=None, help="folder for results.json, checkpoints, predictions and reports")
+    p.add_argument("--force", action="store_true", help="write into a non-empty --out folder")
+    p.add_argument("--threads", type=int, default=1, help="CPU threads for torch (1: fastest on a shared CPU)")
     p.add_argument("--max-train", type=int, default=None, help="use only the first N training stories")
     p.add_argument("--probe", default=None,
                    help="folder from `clutrr probe DATA --kind word-permute`: also report permutation acceptance")
@@ -154,21 +206,25 @@ def main(argv: list[str] | None = None) -> int:
     """Run the CLI; returns the exit code (2 on bad input)."""
     args = build_parser().parse_args(argv)
     try:
+        overrides = parse_settings(args.set)
+        if args.epochs is not None:
+            overrides["epochs"] = args.epochs
         doc = train_and_evaluate(
-            args.model, args.data, args.epochs, args.seed, args.runs, args.out, args.config,
-            args.threads, args.device, args.max_train, not args.quiet, args.probe,
+            args.model, args.data, test_data=args.test_data, config=args.config, overrides=overrides,
+            seed=args.seed, runs=args.runs, valid_share=args.valid_share, out=args.out, force=args.force,
+            threads=args.threads, max_train=args.max_train, progress=not args.quiet and sys.stderr.isatty(),
+            probe=args.probe, echo=True,
         )
     except UsageError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    print(format_table(doc))
     for run in doc["per_run"]:
         for file, m in run.get("permutation", {}).items():
             pc, pf = (("-" if v is None else f"{v:.2f}") for v in (m["p_correct"], m["p_wrong"]))
             print(f"seed {run['seed']} {file}: Omega_max {m['omega_max']:.2f} Omega_rand {m['omega_rand']:.2f} "
                   f"P^c {pc} P^f {pf} ({m['stories']} stories)")
     if args.out:
-        print(f"wrote {Path(args.out) / (args.model + '.json')} and {Path(args.out) / (args.model + '.png')}")
+        print(f"wrote {Path(args.out) / 'results.json'}, checkpoints/, predictions/ and reports/")
     return 0
 
 

@@ -1,0 +1,57 @@
+"""The experiments behind ``baselines/RESULTS.md``: which model trains on which data and is tested where.
+
+:mod:`clutrr.baselines.reproduce` runs them and writes one results JSON per experiment;
+:mod:`clutrr.baselines.report` reads them back. Data come from two places:
+
+- the released CLUTRR folders ``data_089907f8`` (systematic generalisation, train k=2,3) and
+  ``data_7c5b0e70`` (robust reasoning, trained clean), from the public uclnlp/ctp repository
+  (``data/clutrr-emnlp/``), unzipped under ``--release``;
+- this project's generator, with the arguments in :data:`GENERATED`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+RELEASED = {"released-k23": "data_089907f8", "released-robust": "data_7c5b0e70"}
+RELEASE_SOURCE = ("https://github.com/uclnlp/ctp/tree/master/data/clutrr-emnlp "
+                  "(data_089907f8.zip and data_7c5b0e70.zip, unzipped)")
+# data key -> `clutrr generate` arguments (train 5,000 rows per k as in the released ~10k-row files)
+GENERATED = {
+    "ours-k23": ["--k", "2,3", "--test-k", "2..10", "--noise", "none", "--train-rows", "5000", "--test-rows", "500"],
+    "ours-k234": ["--k", "2,3,4", "--test-k", "2..10", "--noise", "none", "--train-rows", "5000",
+                  "--test-rows", "500"],
+}
+DATA_TITLES = {
+    "released-k23": "released data_089907f8",
+    "released-robust": "released data_7c5b0e70",
+    "ours-k23": "ours, `--k 2,3`",
+    "ours-k234": "ours, `--k 2,3,4`",
+}
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """One training setting: a model, its training data, extra test data, runs and settings."""
+
+    slug: str
+    model: str
+    train: str  # a key of RELEASED or GENERATED
+    tests: tuple[str, ...] = ()  # more data keys whose test files are scored
+    runs: int = 3
+    settings: dict[str, Any] = field(default_factory=dict)
+
+
+EXPERIMENTS = (
+    Experiment("gat-released-k23", "gat", "released-k23", tests=("ours-k23",)),
+    Experiment("gat-ours-k23", "gat", "ours-k23", tests=("released-k23",)),
+    Experiment("gat-ours-k234", "gat", "ours-k234"),
+    Experiment("bilstm-attn-released-robust", "bilstm-attn", "released-robust"),
+)
+BY_SLUG = {e.slug: e for e in EXPERIMENTS}
+ROBUSTNESS = {"model": "gat", "runs": 3, "train_rows": 2000, "test_rows": 300}
+
+
+def folder_name(key: str) -> str:
+    """The folder name a data key is stored under (and scored as, in the results files)."""
+    return RELEASED.get(key, key)
