@@ -24,7 +24,7 @@ class KBError(ValueError):
     """A rules file failed validation; the message names the file and the rule."""
 
 
-class _UniqueKeyLoader(yaml.SafeLoader):
+class _UniqueKeyLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # libyaml when present
     """A YAML loader that refuses duplicate mapping keys instead of keeping the last."""
 
 

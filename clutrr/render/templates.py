@@ -162,7 +162,7 @@ class Bank:
 
 def parse_bank_file(path: Path) -> list[Template]:
     """Read one YAML file of clause blocks."""
-    data = yaml.safe_load(path.read_text(encoding="utf-8")) or []
+    data = yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or []
     if not isinstance(data, list):
         raise ValueError(f"{path}: expected a list of clause blocks")
     out = []
