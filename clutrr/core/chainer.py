@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
+from typing import Iterator
 
 import numpy as np
 
@@ -62,6 +63,37 @@ def target_pairs(family: Family, pred: int, gender: int) -> list[tuple[int, int]
     return pairs
 
 
+def _in_random_order(groups: tuple, rand) -> Iterator:
+    """The items of each group in uniformly random order, group after group (drawn lazily)."""
+    for group in groups:
+        items = list(group)
+        n = len(items)
+        while n:
+            i = int(rand() * n)
+            yield items[i]
+            n -= 1
+            items[i] = items[n]
+
+
+_RULE_GROUPS: dict[tuple[int, WordMask | None], tuple[KB, list[tuple]]] = {}
+
+
+def _rule_groups(kb: KB, allowed: WordMask | None) -> list[tuple]:
+    """Per head predicate, its rules in groups tried in turn: with ``allowed``, rules whose
+    two facts can both be stated by allowed words come first, then those with one."""
+    key = (id(kb), allowed)
+    hit = _RULE_GROUPS.get(key)
+    if hit is None or hit[0] is not kb:
+        if allowed is None:
+            groups = [(rules,) for rules in kb.by_head]
+        else:
+            def sayable(pair: tuple[int, int]) -> int:
+                return sum(any(allowed[p]) for p in pair)
+            groups = [tuple(tuple(r for r in rules if sayable(r) == n) for n in (2, 1, 0)) for rules in kb.by_head]
+        hit = _RULE_GROUPS[key] = (kb, groups)
+    return hit[1]
+
+
 def backward_chain(family: Family, kb: KB, k: int, x: int, z: int, rng: random.Random,
                    allowed: WordMask | None = None) -> Chain | None:
     """Expand the fact "z is x's R" exactly k-1 times into a simple path, or return None.
@@ -70,10 +102,11 @@ def backward_chain(family: Family, kb: KB, k: int, x: int, z: int, rng: random.R
     those that some rule can expand, a rule ``r1 . r2 -> r`` among those that can be
     grounded, a gender, and a person c not yet on the path with "c is a's r1" and "b is c's
     r2" true in the family. (Subgoals and rules are drawn without replacement until one
-    works, which gives these uniform choices without listing every option.) With
-    ``allowed``, every fact of the final path must state an allowed relation word: facts
-    stating other words are expanded first, and the path fails as soon as more of them
-    remain than steps.
+    works, which gives these uniform choices without listing every option.)
+
+    With ``allowed``, every fact of the final path must state an allowed relation word:
+    facts stating other words are expanded first, rules whose facts can be stated are
+    preferred, and the path fails as soon as more unstated facts remain than steps.
     """
     target = family.relation(x, z)
     if target < 0:
@@ -81,7 +114,7 @@ def backward_chain(family: Family, kb: KB, k: int, x: int, z: int, rng: random.R
     chain = Chain([x, z], [target], target)
     people, preds = chain.people, chain.preds
     rows, genders, gender_bits = family.rows, family.genders, family.gender_bits
-    by_head = kb.by_head
+    rule_groups = _rule_groups(kb, allowed)
     rand = rng.random
     used = (1 << x) | (1 << z)
 
@@ -90,40 +123,28 @@ def backward_chain(family: Family, kb: KB, k: int, x: int, z: int, rng: random.R
 
     for left in range(k - 1, 0, -1):
         if allowed is None:
-            groups = [list(range(len(preds)))]
+            edge_groups: tuple = (range(len(preds)),)
         else:
             bad = [i for i in range(len(preds)) if banned(i)]
             if len(bad) > left:
                 return None  # an expansion replaces at most one banned fact
-            groups = [bad, [i for i in range(len(preds)) if not banned(i)]]
+            edge_groups = (bad, [i for i in range(len(preds)) if not banned(i)])
         found = False
-        for edges in groups:
-            n_edges = len(edges)
-            while n_edges and not found:
-                i = int(rand() * n_edges)
-                e = edges[i]
-                n_edges -= 1
-                edges[i] = edges[n_edges]
-                a, b, r = people[e], people[e + 1], preds[e]
-                rules = list(by_head[r])
-                n_rules = len(rules)
-                while n_rules:
-                    j = int(rand() * n_rules)
-                    r1, r2 = rules[j]
-                    n_rules -= 1
-                    rules[j] = rules[n_rules]
-                    cand = rows[r1][a] & family.col_bits(r2, b) & ~used
-                    if not cand:
-                        continue
-                    by_gender = [cand & gb for gb in gender_bits if cand & gb]
-                    options = bits(by_gender[int(rand() * len(by_gender))])
-                    c = options[int(rand() * len(options))]
-                    used |= 1 << c
-                    people.insert(e + 1, c)
-                    preds[e:e + 1] = [r1, r2]
-                    chain.proof.append(((a, r, b), (a, r1, c), (c, r2, b)))
-                    found = True
-                    break
+        for e in _in_random_order(edge_groups, rand):
+            a, b, r = people[e], people[e + 1], preds[e]
+            for r1, r2 in _in_random_order(rule_groups[r], rand):
+                cand = rows[r1][a] & family.col_bits(r2, b) & ~used
+                if not cand:
+                    continue
+                by_gender = [cand & gb for gb in gender_bits if cand & gb]
+                options = bits(by_gender[int(rand() * len(by_gender))])
+                c = options[int(rand() * len(options))]
+                used |= 1 << c
+                people.insert(e + 1, c)
+                preds[e:e + 1] = [r1, r2]
+                chain.proof.append(((a, r, b), (a, r1, c), (c, r2, b)))
+                found = True
+                break
             if found:
                 break
         if not found:

@@ -30,6 +30,7 @@ MAX_K = 30
 MAX_ATTEMPTS = 400
 CHAINS_PER_FAMILY = 4
 LARGE_FAMILY_K = 13
+PROBE_FAMILIES = 40
 FAMILY_CHECK_MAX = 32  # up to this size, checking a whole family once is cheaper than each story
 SPLITS = ("train", "test")
 
@@ -144,17 +145,81 @@ def _split_banks(source: str, template_split: bool, seed: int, kb_name: str) -> 
 _FAMILY_CACHE: dict[tuple, Family] = {}
 
 
+def _family_config(config: GeneratorConfig, k: int) -> FamilyConfig:
+    """Long chains need room: from LARGE_FAMILY_K on, families have at least 4 generations."""
+    if k >= LARGE_FAMILY_K and config.family.generations < 4:
+        return FamilyConfig(**{**config.family.__dict__, "generations": 4})
+    return config.family
+
+
 def _family(config: GeneratorConfig, kb: KB, key: tuple, k: int) -> Family:
-    fam = _FAMILY_CACHE.get(key)
+    fc = _family_config(config, k)
+    cache_key = (config.kb, fc, *key)
+    fam = _FAMILY_CACHE.get(cache_key)
     if fam is None:
-        fc = config.family
-        if k >= LARGE_FAMILY_K:
-            fc = FamilyConfig(**{**fc.__dict__, "generations": max(fc.generations, 4)})
         fam = sample_family(fc, kb, random.Random(stable_hash("family", *key)))
         if len(_FAMILY_CACHE) > 16:
             _FAMILY_CACHE.clear()
-        _FAMILY_CACHE[key] = fam
+        _FAMILY_CACHE[cache_key] = fam
     return fam
+
+
+@lru_cache(maxsize=64)
+def _probe(config: GeneratorConfig, k: int, candidates: tuple[tuple[int, int], ...]) -> tuple[tuple[int, int], ...]:
+    """The candidate targets for which the chainer finds a chain of k allowed facts in some
+    of PROBE_FAMILIES fixed families (the same for every seed and split)."""
+    kb = _kb(config)
+    allowed = word_mask(kb, load_vocabulary(config.relations).edges)
+    fc = _family_config(config, k)
+    families: list[Family] = []
+    found = []
+    for pred, gender in candidates:
+        for i in range(PROBE_FAMILIES):
+            if i == len(families):
+                families.append(sample_family(fc, kb, random.Random(stable_hash("probe", config.relations, k, i))))
+            family = families[i]
+            rng = random.Random(stable_hash("probe chain", config.relations, k, i, pred, gender))
+            pairs = target_pairs(family, pred, gender)
+            if any(backward_chain(family, kb, k, x, z, rng, allowed)
+                   for x, z in rng.sample(pairs, min(len(pairs), chains_per_family(k)))):
+                found.append((pred, gender))
+                break
+    return tuple(found)
+
+
+def offered_targets(config: GeneratorConfig, k: int) -> tuple[tuple[int, int], ...]:
+    """The target words (predicate, gender) that stories of k facts are balanced over.
+
+    Every word the KB's rules can prove from k facts of the vocabulary; for a restricted
+    vocabulary (``--relations``), only those the probe finds chains for.
+    """
+    kb = _kb(config)
+    vocabulary = load_vocabulary(config.relations)
+    targets = tuple(reachable_targets(kb, vocabulary, k))
+    if vocabulary.edges is not None:
+        targets = _probe(config, k, targets)
+    if not targets:
+        raise UsageError(f"--relations {config.relations}: no target word can be proved from {k} allowed facts")
+    return targets
+
+
+def relations_report(config: GeneratorConfig, ks: list[int]) -> dict:
+    """The relation vocabulary for config.json, with the target words left out at each k."""
+    kb = _kb(config)
+    vocabulary = load_vocabulary(config.relations)
+    askable = [w for w in kb.words if vocabulary.targets is None or w in vocabulary.targets]
+    left_out = {}
+    for k in sorted(set(ks)):
+        offered = {kb.word(p, g) for p, g in offered_targets(config, k)}
+        left_out[str(k)] = [w for w in askable if w not in offered]
+    return {
+        "name": vocabulary.name, "description": vocabulary.description,
+        "edges": "all" if vocabulary.edges is None else list(vocabulary.edges),
+        "targets": "all" if vocabulary.targets is None else list(vocabulary.targets),
+        "targets_left_out": left_out,
+        "left_out_because": "no chain of k facts of the vocabulary proves them under the KB's rules, "
+                            f"or none was found in {PROBE_FAMILIES} sampled families",
+    }
 
 
 @lru_cache(maxsize=256)
@@ -178,7 +243,7 @@ class _Context:
     bank: Bank
     allowed: WordMask | None  # story-edge words (None: all)
     target_ok: WordMask
-    targets: tuple[tuple[int, int], ...]  # target words reachable with k facts
+    targets: tuple[tuple[int, int], ...]  # target words offered at this k
 
 
 @lru_cache(maxsize=64)
@@ -186,11 +251,9 @@ def _context(config: GeneratorConfig, seed: int, split: str, k: int, noise: str)
     check_request(k, noise, split, config)
     kb = _kb(config)
     vocabulary = load_vocabulary(config.relations)
-    targets = tuple(reachable_targets(kb, vocabulary, k))
-    if not targets:
-        raise UsageError(f"--relations {config.relations}: no target word can be proved from {k} allowed facts")
     allowed = None if vocabulary.edges is None else word_mask(kb, vocabulary.edges)
-    return _Context(kb, banks(config, seed)[split], allowed, word_mask(kb, vocabulary.targets), targets)
+    return _Context(kb, banks(config, seed)[split], allowed, word_mask(kb, vocabulary.targets),
+                    offered_targets(config, k))
 
 
 def chains_per_family(k: int) -> int:

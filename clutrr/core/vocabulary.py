@@ -2,8 +2,9 @@
 
 Vocabularies are data, in ``kb_rules/vocabularies.yaml``; ``all`` (every word of the KB) is
 built in. A word is a (predicate, gender) pair of the KB, the gender being that of the
-person the fact is about. Which targets a restricted story of k facts can still prove is
-decided per k from the KB's rules (``reachable_targets``).
+person the fact is about. Which targets a restricted story of k facts can still prove
+follows per k from the KB's rules (``reachable_targets``), as an upper bound: families
+may have too few people for some of them (the generator probes for those).
 """
 from __future__ import annotations
 
@@ -93,21 +94,6 @@ def reachable_targets(kb: KB, vocabulary: Vocabulary, k: int) -> list[tuple[int,
     targets = word_mask(kb, vocabulary.targets)
     pairs = [kb.word_index[w] for w in kb.words]
     return [(p, g) for p, g in pairs if (p, g) in reach and targets[p][g]]
-
-
-def vocabulary_report(kb: KB, vocabulary: Vocabulary, ks: list[int]) -> dict:
-    """What config.json records: the vocabulary and, per k, the targets it cannot reach."""
-    all_targets = [w for w in kb.words if vocabulary.targets is None or w in vocabulary.targets]
-    unreachable = {}
-    for k in sorted(set(ks)):
-        reach = {kb.word(p, g) for p, g in reachable_targets(kb, vocabulary, k)}
-        unreachable[str(k)] = [w for w in all_targets if w not in reach]
-    return {
-        "name": vocabulary.name, "description": vocabulary.description,
-        "edges": list(vocabulary.edges) if vocabulary.edges is not None else "all",
-        "targets": list(vocabulary.targets) if vocabulary.targets is not None else "all",
-        "unreachable_targets": unreachable,
-    }
 
 
 def measure_words(paths: list[Path]) -> tuple[Counter, Counter]:

@@ -20,7 +20,7 @@ from tqdm import tqdm
 from clutrr import __version__
 from clutrr.io.csv_format import CsvWriter
 from clutrr.errors import UsageError
-from clutrr.core.generator import Example, GeneratorConfig, banks, check_request, make_example, pattern_heldout
+from clutrr.core.generator import Example, GeneratorConfig, banks, check_request, make_example, pattern_heldout, relations_report
 from clutrr.core.noise import TASK_OF_NOISE
 from clutrr.io.staging import replace_dir, staging_dir
 
@@ -174,6 +174,7 @@ def _generate_into(spec: DatasetSpec, tmp: Path, workers: int, progress: bool) -
         "spec": _spec_dict(spec),
         "files": file_stats,
         "templates": _template_split(spec),
+        "relations": relations_report(spec.config, [*spec.train_k, *spec.test_k]),
         "splits": {s: {"rows": a["rows"], "labels": dict(sorted(a["labels"].items())),
                        "distinct_patterns": len(a["patterns"])} for s, a in splits.items()},
         "checks": {"duplicate_stories": 0, "duplicates_replaced": replaced,
