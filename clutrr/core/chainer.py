@@ -8,7 +8,7 @@ from typing import Iterator
 import numpy as np
 
 from clutrr.core.family import Family
-from clutrr.core.kb import KB, bits
+from clutrr.core.kb import KB, random_bit
 from clutrr.core.vocabulary import WordMask
 
 
@@ -63,7 +63,7 @@ def target_pairs(family: Family, pred: int, gender: int) -> list[tuple[int, int]
     return pairs
 
 
-def _in_random_order(groups: tuple, rand) -> Iterator:
+def in_random_order(groups: tuple, rand) -> Iterator:
     """The items of each group in uniformly random order, group after group (drawn lazily)."""
     for group in groups:
         items = list(group)
@@ -130,15 +130,14 @@ def backward_chain(family: Family, kb: KB, k: int, x: int, z: int, rng: random.R
                 return None  # an expansion replaces at most one banned fact
             edge_groups = (bad, [i for i in range(len(preds)) if not banned(i)])
         found = False
-        for e in _in_random_order(edge_groups, rand):
+        for e in in_random_order(edge_groups, rand):
             a, b, r = people[e], people[e + 1], preds[e]
-            for r1, r2 in _in_random_order(rule_groups[r], rand):
+            for r1, r2 in in_random_order(rule_groups[r], rand):
                 cand = rows[r1][a] & family.col_bits(r2, b) & ~used
                 if not cand:
                     continue
                 by_gender = [cand & gb for gb in gender_bits if cand & gb]
-                options = bits(by_gender[int(rand() * len(by_gender))])
-                c = options[int(rand() * len(options))]
+                c = random_bit(by_gender[int(rand() * len(by_gender))], rand)
                 used |= 1 << c
                 people.insert(e + 1, c)
                 preds[e:e + 1] = [r1, r2]

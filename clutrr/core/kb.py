@@ -149,6 +149,13 @@ class KB:
         return list(self.by_head[head])
 
 
+def random_bit(mask: int, rand) -> int:
+    """A uniformly random set bit of a non-zero ``mask`` (its index), using ``rand()`` in [0, 1)."""
+    for _ in range(int(rand() * mask.bit_count())):
+        mask &= mask - 1
+    return (mask & -mask).bit_length() - 1
+
+
 def bits(mask: int) -> list[int]:
     """Indices of the set bits of ``mask``, lowest first."""
     out = []

@@ -12,10 +12,10 @@ import random
 
 import numpy as np
 
-from clutrr.core.chainer import Chain
+from clutrr.core.chainer import Chain, in_random_order
 from clutrr.core.family import Family
 from clutrr.core.genealogy import bit_rows
-from clutrr.core.kb import bits
+from clutrr.core.kb import random_bit
 from clutrr.core.vocabulary import WordMask
 
 NOISE_KINDS = ("none", "supporting", "irrelevant", "disconnected", "all")
@@ -39,12 +39,6 @@ def speakable(family: Family, allowed: WordMask | None) -> tuple[list[int], list
     return hit
 
 
-def _pick(options: int, rand) -> int:
-    """A uniformly random member of a non-empty bitset."""
-    people = bits(options)
-    return people[int(rand() * len(people))]
-
-
 class _Walker:
     """Random walks over single relations through people not yet used."""
 
@@ -52,7 +46,6 @@ class _Walker:
         self.family = family
         self.out, self.into = speakable(family, allowed)
         self.used = used
-        self.rng = rng
         self.rand = rng.random
 
     def walk(self, start: int, steps: int, used: int) -> tuple[list[Fact], int] | None:
@@ -64,7 +57,7 @@ class _Walker:
             options = self.out[a] & ~used
             if not options:
                 return None
-            b = _pick(options, self.rand)
+            b = random_bit(options, self.rand)
             facts.append((a, relation(a, b), b))
             used |= 1 << b
             a = b
@@ -74,7 +67,7 @@ class _Walker:
         k = chain.k
         relation = self.family.relation
         pairs = [(i, j) for i in range(k + 1) for j in range(i + 1 if n > 1 else i + 2, k + 1) if (i, j) != (0, k)]
-        for i, j in self.rng.sample(pairs, min(12, len(pairs))):
+        for _, (i, j) in zip(range(12), in_random_order((pairs,), self.rand)):
             u, v = chain.people[i], chain.people[j]
             if n == 1:
                 if self.out[u] >> v & 1:
@@ -90,13 +83,13 @@ class _Walker:
                 options = self.out[a] & self.into[v] & ~used
                 if not options:
                     continue
-                last = _pick(options, self.rand)
+                last = random_bit(options, self.rand)
                 self.used = used | 1 << last
                 return head + [(a, relation(a, last), last), (last, relation(last, v), v)]
         return None
 
     def irrelevant(self, chain: Chain, n: int) -> list[Fact] | None:
-        for u in self.rng.sample(chain.people, min(8, len(chain.people))):
+        for _, u in zip(range(8), in_random_order((chain.people,), self.rand)):
             found = self.walk(u, n, self.used)
             if found is not None:
                 facts, self.used = found
@@ -108,7 +101,7 @@ class _Walker:
         for _ in range(8):
             if not free:
                 return None
-            u = _pick(free, self.rand)
+            u = random_bit(free, self.rand)
             found = self.walk(u, n, self.used | 1 << u)
             if found is not None:
                 facts, self.used = found
