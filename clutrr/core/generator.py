@@ -71,6 +71,9 @@ class GeneratorConfig:
             raise UsageError("stories_per_family must be at least 1")
         if self.relations not in vocabulary_names():
             raise UsageError(f"unknown --relations {self.relations!r} (choose from {', '.join(vocabulary_names())})")
+        vocabulary = load_vocabulary(self.relations)
+        for words in (vocabulary.edges, vocabulary.targets):
+            word_mask(load_kb(self.kb), words)
 
 
 @dataclass
