@@ -113,7 +113,7 @@ def backward_chain(family: Family, kb: KB, k: int, x: int, z: int, rng: random.R
         return None
     chain = Chain([x, z], [target], target)
     people, preds = chain.people, chain.preds
-    rows, genders, gender_bits = family.rows, family.genders, family.gender_bits
+    rows, cols, genders, gender_bits = family.rows, family.cols(), family.genders, family.gender_bits
     rule_groups = _rule_groups(kb, allowed)
     rand = rng.random
     used = (1 << x) | (1 << z)
@@ -133,7 +133,7 @@ def backward_chain(family: Family, kb: KB, k: int, x: int, z: int, rng: random.R
         for e in in_random_order(edge_groups, rand):
             a, b, r = people[e], people[e + 1], preds[e]
             for r1, r2 in in_random_order(rule_groups[r], rand):
-                cand = rows[r1][a] & family.col_bits(r2, b) & ~used
+                cand = rows[r1][a] & cols[r2][b] & ~used
                 if not cand:
                     continue
                 by_gender = [cand & gb for gb in gender_bits if cand & gb]

@@ -93,9 +93,13 @@ class Family:
 
     def col_bits(self, pred: int, y: int) -> int:
         """The people x with "y is x's pred", as an int bitset (bit x)."""
+        return self.cols()[pred][y]
+
+    def cols(self) -> list[list[int]]:
+        """``cols()[p][y]``: the people x with "y is x's p", as int bitsets (built on first use)."""
         if self._cols is None:
             self._cols = bit_rows(self.masks.transpose(0, 2, 1))
-        return self._cols[pred][y]
+        return self._cols
 
     def holds(self, x: int, pred: int, y: int) -> bool:
         """Whether y is x's ``pred``."""

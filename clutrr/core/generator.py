@@ -245,7 +245,7 @@ def _target_word(words: tuple[tuple[int, int], ...], seed: int, split: str, k: i
 
 @dataclass(frozen=True)
 class _Context:
-    """What every example of one (config, seed, split, k) shares, worked out once."""
+    """What every example of one (config, seed, split, k, noise) shares, worked out once."""
 
     kb: KB
     bank: Bank
