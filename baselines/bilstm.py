@@ -19,8 +19,9 @@ class BiLSTMClassifier(nn.Module):
 
     def __init__(self, num_labels: int, vocab_size: int, entity_pool: int = 100, emb_dim: int = 100,
                  hidden: int = 100, layers: int = 2, pooling: str = "attention", mlp_hidden: int = 200,
-                 dropout: float = 0.0) -> None:
+                 dropout: float = 0.0, packed: bool = True) -> None:
         super().__init__()
+        self.packed = packed
         if pooling not in ("attention", "mean"):
             raise ValueError(f"pooling must be attention or mean, not {pooling!r}")
         self.pooling = pooling
@@ -44,8 +45,19 @@ class BiLSTMClassifier(nn.Module):
         return torch.where(is_entity.unsqueeze(-1), self.entity_emb(entity_ids), words)
 
     def forward(self, batch: TextBatch) -> torch.Tensor:
-        """Logits (B x labels)."""
-        states, _ = self.lstm(self.embed(batch))
+        """Logits (B x labels).
+
+        ``packed``: the LSTM skips each story's padding, so the backward direction starts at its
+        last real token and a story's states do not depend on the longest story of its batch.
+        """
+        if self.packed:
+            lengths = batch.mask.sum(dim=1).cpu()
+            packed = nn.utils.rnn.pack_padded_sequence(self.embed(batch), lengths, batch_first=True,
+                                                       enforce_sorted=False)
+            states, _ = nn.utils.rnn.pad_packed_sequence(self.lstm(packed)[0], batch_first=True,
+                                                         total_length=batch.words.shape[1])
+        else:
+            states, _ = self.lstm(self.embed(batch))
         mask = batch.mask.unsqueeze(-1).float()
         if self.pooling == "attention":
             scores = self.att_vec(torch.tanh(self.att_proj(states))).masked_fill(~batch.mask.unsqueeze(-1), -1e9)
@@ -73,6 +85,7 @@ class BiLSTMConfig(TrainingConfig):
     pooling: str = "attention"  # or mean
     mlp_hidden: int = 200
     dropout: float = 0.0
+    packed: bool = True  # skip padding in the LSTM (False: padded batches, faster on CPU)
     word_dropout: float = 0.0  # share of training words replaced by <unk>
     epochs: int = 10
     patience: int = 3
@@ -112,7 +125,7 @@ class BiLSTMAttention(TorchModel):
         """A fresh :class:`BiLSTMClassifier` from the config."""
         c = self.config
         return BiLSTMClassifier(len(self.labels.words), len(self.vocab), c.entity_pool, c.emb_dim, c.hidden,
-                                c.layers, c.pooling, c.mlp_hidden, c.dropout)
+                                c.layers, c.pooling, c.mlp_hidden, c.dropout, c.packed)
 
     def samples(self, stories: list[Story], seed: int) -> list[TextSample]:
         """Text samples (see :mod:`clutrr.baselines.text`)."""

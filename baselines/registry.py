@@ -25,7 +25,7 @@ from clutrr.baselines.data import LabelVocab, Story
 from clutrr.errors import UsageError
 
 MODELS: dict[str, type["Model"]] = {}
-BUILTIN = ("clutrr.baselines.gat", "clutrr.baselines.bilstm")
+BUILTIN = ("clutrr.baselines.gat", "clutrr.baselines.bilstm", "clutrr.baselines.composer")
 CHECKPOINT_FILE = "checkpoint"
 CHECKPOINT_META = "model.json"
 CHUNK = 1000  # stories per predict_proba call in predict_chunked

@@ -2,8 +2,8 @@
 
     python -m clutrr.baselines.train --model gat --data DIR [--test-data DIR ...] --runs 3 --out results/gat
 
-A share of the training stories (``--valid-share``, by story, seeded) is held out for validation;
-the model keeps its best state on it. Each run's predictions on every test file of ``--data`` and
+Each run holds out a share of the training stories (``--valid-share``, by story, seeded by the
+run's seed) for validation; the model keeps its best state on it. Each run's predictions on every test file of ``--data`` and
 of each ``--test-data`` folder are scored by :mod:`clutrr.eval`, whose tables are printed, one
 column per run. ``--out`` receives (all or nothing)::
 
@@ -115,7 +115,6 @@ def _train_runs(cls: type[Model], cfg: Any, data: Path, test_data: list[str | Pa
     clock = time.perf_counter()
     labels = LabelVocab.from_kb()
     dataset = load_dataset(data, labels, max_train=max_train)
-    train, valid = split_validation(dataset.train, valid_share, seed)
     folders = test_folders(data, list(test_data), labels)
     if probe is not None:
         from clutrr.baselines.probe_eval import probe_files
@@ -124,6 +123,7 @@ def _train_runs(cls: type[Model], cfg: Any, data: Path, test_data: list[str | Pa
     spec = model_spec(cls)
     per_run, reports = [], {f.name: [] for f in folders}
     for r in range(runs):
+        train, valid = split_validation(dataset.train, valid_share, seed + r)
         model = cls(cfg, labels)
         fit = model.fit(train, valid, seed=seed + r, progress=progress)
         run: dict[str, Any] = {"seed": seed + r, "fit": _plain(fit), "reports": {}}
@@ -190,7 +190,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--epochs", type=int, default=None, help="shorthand for --set epochs=N")
     p.add_argument("--valid-share", type=float, default=0.1,
                    help="share of training stories held out for validation and early stopping (0.1)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the first run and of the validation split")
+    p.add_argument("--seed", type=int, default=0, help="seed of the first run (its model and validation split)")
     p.add_argument("--runs", type=int, default=1, help="runs with seeds seed, seed+1, ... (1)")
     p.add_argument("--out", default=None, help="folder for results.json, checkpoints, predictions and reports")
     p.add_argument("--force", action="store_true", help="write into a non-empty --out folder")
