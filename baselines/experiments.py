@@ -21,12 +21,15 @@ GENERATED = {
     "ours-k23": ["--k", "2,3", "--test-k", "2..10", "--noise", "none", "--train-rows", "5000", "--test-rows", "500"],
     "ours-k234": ["--k", "2,3,4", "--test-k", "2..10", "--noise", "none", "--train-rows", "5000",
                   "--test-rows", "500"],
+    "ours-v1-k23": ["--relations", "clutrr_v1", "--k", "2,3", "--test-k", "2..10", "--noise", "none",
+                    "--train-rows", "5000", "--test-rows", "500"],
 }
 DATA_TITLES = {
     "released-k23": "released data_089907f8",
     "released-robust": "released data_7c5b0e70",
     "ours-k23": "ours, `--k 2,3`",
     "ours-k234": "ours, `--k 2,3,4`",
+    "ours-v1-k23": "ours, `--relations clutrr_v1 --k 2,3`",
 }
 
 
@@ -42,12 +45,12 @@ class Experiment:
     settings: dict[str, Any] = field(default_factory=dict)
 
 
-EXPERIMENTS = (
-    Experiment("gat-released-k23", "gat", "released-k23", tests=("ours-k23",)),
-    Experiment("gat-ours-k23", "gat", "ours-k23", tests=("released-k23",)),
-    Experiment("gat-ours-k234", "gat", "ours-k234"),
-    Experiment("bilstm-attn-released-robust", "bilstm-attn", "released-robust"),
-)
+EXPERIMENTS = tuple(
+    Experiment(f"{model}-{train}", model, train, tests)
+    for train, tests in (("released-k23", ("ours-k23", "ours-v1-k23")), ("ours-k23", ("released-k23",)),
+                         ("ours-k234", ()), ("ours-v1-k23", ("released-k23",)))
+    for model in ("gat", "composer")
+) + (Experiment("bilstm-attn-released-robust", "bilstm-attn", "released-robust"),)
 BY_SLUG = {e.slug: e for e in EXPERIMENTS}
 ROBUSTNESS = {"model": "gat", "runs": 3, "train_rows": 2000, "test_rows": 300}
 

@@ -7,8 +7,8 @@ Needs the released CLUTRR folders ``data_089907f8`` and ``data_7c5b0e70`` under 
 (from the uclnlp/ctp repository, ``data/clutrr-emnlp/``); our data are generated into ``--work``.
 Writes ``<results>/<experiment>.json`` (see :mod:`clutrr.baselines.results`),
 ``verify-data_089907f8.json`` (the released labels a sound KB derives, per file),
-``vocabulary.json`` (relation words of our test stories unseen in the released training
-stories) and ``robustness-gat.json``. ``--only`` picks experiments; one runs at a time.
+``vocabulary.json`` (relation words of our test stories, with and without ``--relations
+clutrr_v1``, that no released training story states) and ``robustness-gat.json``. ``--only`` picks experiments; one runs at a time.
 """
 from __future__ import annotations
 
@@ -78,25 +78,23 @@ def unseen_words(train: Path, tests: Path) -> dict:
             "unseen_words": sorted(labels.words[t] for t in set(range(len(labels.words))) - seen), "files": files}
 
 
-def run_experiment(slug: str, release: Path, work: Path, results: Path, threads: int, progress: bool) -> float:
-    """Train and score one experiment; write ``<results>/<slug>.json``. Returns wall seconds."""
+def run_experiment(slug: str, release: Path, work: Path, results: Path, threads: int, progress: bool) -> None:
+    """Train and score one experiment; write ``<results>/<slug>.json``."""
     from clutrr.baselines.train import train_and_evaluate
 
     exp = BY_SLUG[slug]
     train = data_folder(exp.train, release, work, progress)
     tests = [data_folder(key, release, work, progress) for key in exp.tests]
-    start = time.perf_counter()
     doc = train_and_evaluate(exp.model, train, test_data=tests, overrides=dict(exp.settings), runs=exp.runs,
                              threads=threads, progress=progress)
     write_json(doc, results / f"{slug}.json")
-    return time.perf_counter() - start
 
 
-def run_robustness(results: Path, work: Path, threads: int, progress: bool) -> float:
+def run_robustness(results: Path, work: Path, threads: int, progress: bool) -> None:
     """The train-noise × test-noise matrix of :data:`ROBUSTNESS`; writes ``robustness-<model>.json``."""
     from clutrr.baselines import robustness as rb
 
-    start, cpu = time.perf_counter(), time.process_time()
+    cpu = time.process_time()
     plan = rb.Plan(train_rows=ROBUSTNESS["train_rows"], test_rows=ROBUSTNESS["test_rows"])
     folders = rb.prepare_data(plan, work / "robustness", progress)
     rows = rb.train_rows(ROBUSTNESS["model"], folders, plan, ROBUSTNESS["runs"], 0, config=None, overrides={},
@@ -104,7 +102,6 @@ def run_robustness(results: Path, work: Path, threads: int, progress: bool) -> f
     doc = rb.make_doc(plan, ROBUSTNESS["model"], rows, time.process_time() - cpu)
     (results / f"robustness-{ROBUSTNESS['model']}.json").write_text(json.dumps(doc, indent=1) + "\n",
                                                                      encoding="utf-8")
-    return time.perf_counter() - start
 
 
 STEPS = [e.slug for e in EXPERIMENTS] + ["verify", "vocabulary", "robustness"]
@@ -140,19 +137,20 @@ def main(argv: list[str] | None = None) -> int:
         with tempfile.TemporaryDirectory(prefix="clutrr-reproduce-") as tmp:
             work = Path(args.work) if args.work else Path(tmp)
             for step in steps:
+                start = time.perf_counter()
                 if step == "verify":
                     doc = verify_released(release / RELEASED["released-k23"])
                     (results / "verify-data_089907f8.json").write_text(json.dumps(doc, indent=1) + "\n")
-                    seconds = 0.0
                 elif step == "vocabulary":
-                    doc = unseen_words(release / RELEASED["released-k23"], data_folder("ours-k23", release, work, progress))
+                    doc = {key: unseen_words(release / RELEASED["released-k23"],
+                                             data_folder(key, release, work, progress))
+                           for key in ("ours-k23", "ours-v1-k23")}
                     (results / "vocabulary.json").write_text(json.dumps(doc, indent=1) + "\n")
-                    seconds = 0.0
                 elif step == "robustness":
-                    seconds = run_robustness(results, work, args.threads, progress)
+                    run_robustness(results, work, args.threads, progress)
                 else:
-                    seconds = run_experiment(step, release, work, results, args.threads, progress)
-                print(f"{step}: done in {seconds / 60:.1f} min", flush=True)
+                    run_experiment(step, release, work, results, args.threads, progress)
+                print(f"{step}: done in {(time.perf_counter() - start) / 60:.1f} min", flush=True)
     except UsageError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

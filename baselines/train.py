@@ -26,8 +26,9 @@ from typing import Any
 
 import torch
 import yaml
+from tqdm import tqdm
 
-from clutrr.baselines.data import LabelVocab, TestSplit, load_dataset, load_tests, split_validation
+from clutrr.baselines.data import Dataset, LabelVocab, TestSplit, load_dataset, load_tests, split_validation
 from clutrr.baselines.registry import Model, get_model, make_config, model_spec, predict_chunked, save_checkpoint
 from clutrr.baselines.results import SCHEMA, machine_description, mean_se, summarize, write_json
 from clutrr.errors import UsageError
@@ -51,15 +52,18 @@ class TestFolder:
                            "rows": len(t.stories)} for t in self.tests]}
 
 
-def test_folders(data: Path, extra: list[str | Path], labels: LabelVocab) -> list[TestFolder]:
+def test_folders(dataset: Dataset, extra: list[str | Path], progress: bool = False) -> list[TestFolder]:
     """The training folder's test files, then each extra folder's; names are folder names, made unique."""
-    folders = []
-    for root in [data, *map(Path, extra)]:
+    folders: list[TestFolder] = []
+    roots = [Path(dataset.root), *map(Path, extra)]
+    for i, root in enumerate(tqdm(roots, desc="read test folders", unit="folder", disable=not progress,
+                                  file=sys.stderr)):
         name = root.resolve().name or "data"
         taken = {f.name for f in folders}
         if name in taken:
-            name = next(f"{name}-{i}" for i in range(2, len(folders) + 3) if f"{name}-{i}" not in taken)
-        folders.append(TestFolder(name, root, load_tests(root, labels), load_eval_set(root, kb=labels.kb_name)))
+            name = next(f"{name}-{j}" for j in range(2, len(roots) + 2) if f"{name}-{j}" not in taken)
+        tests = dataset.tests if i == 0 else load_tests(root, dataset.labels)
+        folders.append(TestFolder(name, root, tests, load_eval_set(root, kb=dataset.labels.kb_name)))
     return folders
 
 
@@ -114,8 +118,10 @@ def _train_runs(cls: type[Model], cfg: Any, data: Path, test_data: list[str | Pa
     started = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
     clock = time.perf_counter()
     labels = LabelVocab.from_kb()
+    if progress:
+        print(f"reading {data}", file=sys.stderr, flush=True)
     dataset = load_dataset(data, labels, max_train=max_train)
-    folders = test_folders(data, list(test_data), labels)
+    folders = test_folders(dataset, list(test_data), progress)
     if probe is not None:
         from clutrr.baselines.probe_eval import probe_files
 
