@@ -86,7 +86,7 @@ def run_experiment(slug: str, release: Path, work: Path, results: Path, threads:
     train = data_folder(exp.train, release, work, progress)
     tests = [data_folder(key, release, work, progress) for key in exp.tests]
     doc = train_and_evaluate(exp.model, train, test_data=tests, overrides=dict(exp.settings), runs=exp.runs,
-                             threads=threads, progress=progress)
+                             valid_share=exp.valid_share, threads=threads, progress=progress)
     write_json(doc, results / f"{slug}.json")
 
 

@@ -3,9 +3,9 @@
     python -m clutrr.baselines.train --model gat --data DIR [--test-data DIR ...] --runs 3 --out results/gat
 
 Each run holds out a share of the training stories (``--valid-share``, by story, seeded by the
-run's seed) for validation; the model keeps its best state on it. Each run's predictions on every test file of ``--data`` and
-of each ``--test-data`` folder are scored by :mod:`clutrr.eval`, whose tables are printed, one
-column per run. ``--out`` receives (all or nothing)::
+run's seed) for validation; the model keeps its best state on it. Each run's predictions on every
+test file of ``--data`` and of each ``--test-data`` folder are scored by :mod:`clutrr.eval`, whose
+tables are printed, one column per run. ``--out`` receives (all or nothing)::
 
     results.json                        the run summary (see clutrr.baselines.results)
     checkpoints/seed<S>/                model.json + checkpoint (clutrr.baselines.registry.load_checkpoint)
@@ -32,8 +32,9 @@ from clutrr.baselines.data import Dataset, LabelVocab, TestSplit, load_dataset, 
 from clutrr.baselines.registry import Model, get_model, make_config, model_spec, predict_chunked, save_checkpoint
 from clutrr.baselines.results import SCHEMA, machine_description, mean_se, summarize, write_json
 from clutrr.errors import UsageError
-from clutrr.eval import EvalSet, Report, evaluate, load_eval_set, render_text, write_predictions, write_report
+from clutrr.eval import EvalSet, evaluate, load_eval_set, render_text, write_predictions, write_report
 from clutrr.io.staging import StagedDir
+
 
 @dataclasses.dataclass
 class TestFolder:
@@ -114,6 +115,7 @@ def train_and_evaluate(model: str | type[Model], data: str | Path, *, test_data:
 def _train_runs(cls: type[Model], cfg: Any, data: Path, test_data: list[str | Path], seed: int, runs: int,
                 valid_share: float, staged: StagedDir | None, threads: int, max_train: int | None, progress: bool,
                 probe: str | Path | None, echo: bool) -> dict[str, Any]:
+    """The body of :func:`train_and_evaluate`, writing into ``staged`` when given."""
     torch.set_num_threads(threads)
     started = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
     clock = time.perf_counter()

@@ -59,3 +59,14 @@ def test_a_broken_result_file_is_rejected(tmp_path):
     with pytest.raises(SchemaError):
         write_report(tmp_path / "results", tmp_path / "out")
     assert not (tmp_path / "out" / "RESULTS.md").exists()
+
+
+def test_reproduce_names_the_released_data_it_needs(tmp_path, capsys):
+    from clutrr.baselines.reproduce import main as reproduce
+
+    code = reproduce(["--release", str(tmp_path / "nowhere"), "--results", str(tmp_path / "r"),
+                      "--only", "gat-released-k23,bilstm-attn-released-robust"])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "data_089907f8, data_7c5b0e70" in err and "github.com/uclnlp/ctp" in err and str(tmp_path / "nowhere") in err
+    assert not (tmp_path / "r").exists()
