@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from clutrr.io.dataset import DatasetSpec, write_dataset
@@ -110,7 +111,8 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of ``python generate.py`` and the ``clutrr-generate`` script."""
     from clutrr.cli import _Parser, run_command
 
-    parser = _Parser(prog="generate.py", description=HELP)
+    prog = os.path.basename(sys.argv[0]) or "clutrr-generate"  # generate.py or clutrr-generate
+    parser = _Parser(prog=prog, description=HELP)
     add_arguments(parser)
     args = parser.parse_args(argv)
-    return run_command(run, args, "generate.py")
+    return run_command(run, args, prog)

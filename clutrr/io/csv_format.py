@@ -96,7 +96,7 @@ def parse_genders(text: str) -> list[tuple[str, str]]:
 
 def parse_row(rec: dict[str, str]) -> StoryRow:
     """Turn a raw CSV record (column name -> text) into a StoryRow."""
-    missing = [c for c in COLUMNS if c not in rec]
+    missing = [c for c in COLUMNS if rec.get(c) is None]  # None: the row ends before the column
     if missing:
         raise RowParseError(f"missing columns {missing}")
     query = _literal(rec["query"], "query")

@@ -5,6 +5,7 @@ their files to it) stage here, so a failure leaves nothing behind.
 """
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import tempfile
@@ -28,7 +29,10 @@ def staging_dir(target: Path, force: bool) -> Path:
         parent.mkdir(parents=True, exist_ok=True)
         return Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=parent))
     except OSError as exc:
-        raise UsageError(f"cannot write to {parent}: {exc.strerror}") from None
+        reason = exc.strerror
+        if exc.errno == errno.ENOENT and parent.is_dir():  # e.g. /proc: it exists but takes no new entries
+            reason = "the folder exists but its file system does not accept new files"
+        raise UsageError(f"cannot write to {parent}: {reason}") from None
 
 
 def replace_dir(staged: Path, target: Path) -> None:
