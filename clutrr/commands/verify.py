@@ -8,7 +8,8 @@ from pathlib import Path
 
 from clutrr.core.kb import load_kb
 from clutrr.diagnostics.progress import bar
-from clutrr.diagnostics.verify import VERDICTS, count_rows, summarize, verify_file
+from clutrr.diagnostics.verify import VERDICTS, summarize, verify_file
+from clutrr.io.datadir import count_rows
 from clutrr.errors import UsageError
 
 NAME = "verify"

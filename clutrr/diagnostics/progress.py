@@ -6,9 +6,12 @@ and it is cleared when the step ends, so the printed report stays clean.
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import Iterable, TypeVar
 
 from tqdm import tqdm
+
+from clutrr.io.datadir import Split, count_rows, load_splits, split_paths
 
 DELAY = 1.0
 
@@ -41,3 +44,10 @@ def _len(items: Iterable) -> int | None:
         return len(items)  # type: ignore[arg-type]
     except TypeError:
         return None
+
+
+def read_splits(directory: str | Path) -> list[Split]:
+    """:func:`clutrr.io.datadir.load_splits` with a bar over the rows read."""
+    total = sum(count_rows(p) for p in split_paths(directory))
+    with bar(total, desc="reading") as b:
+        return load_splits(directory, b.update)

@@ -204,7 +204,7 @@ def imbalance(entailed: Sequence[str], negative: Sequence[str]) -> float:
     """Total variation distance between the relation words of the two labels (0: the same)."""
     a, b = Counter(entailed), Counter(negative)
     na, nb = sum(a.values()) or 1, sum(b.values()) or 1
-    return 0.5 * sum(abs(a[w] / na - b[w] / nb) for w in set(a) | set(b))
+    return round(0.5 * sum(abs(a[w] / na - b[w] / nb) for w in sorted(set(a) | set(b))), 6)
 
 
 def recast_items(split_name: str, items: Sequence[Item], kb: KB, prior: dict[int, Counter],

@@ -1,7 +1,6 @@
 """Re-derive each CSV row's target from its typed edges and genders under a KB."""
 from __future__ import annotations
 
-import csv
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -9,7 +8,6 @@ from typing import Callable
 
 from clutrr.core.entailment import story_closure
 from clutrr.core.kb import GENDERS, KB, bits
-from clutrr.errors import UsageError
 from clutrr.io.csv_format import COLUMNS, RowParseError, StoryRow, iter_records, parse_row
 
 VERDICTS = ("entailed", "ambiguous", "wrong", "not_entailed", "unparsable")
@@ -73,19 +71,6 @@ def verify_row(kb: KB, rec: dict[str, str]) -> tuple[str, list[str], str]:
     if len(derived) > 1:
         return "ambiguous", derived, ""
     return "entailed", derived, ""
-
-
-def count_rows(path: str | Path) -> int:
-    """The number of data rows of a CLUTRR CSV file; UsageError when its header lacks the
-    CLUTRR columns (an empty file has none)."""
-    with open(path, newline="", encoding="utf-8") as fh:
-        reader = csv.reader(fh)
-        header = next(reader, [])
-        missing = [c for c in COLUMNS if c not in header]
-        if missing:
-            what = "it is empty" if not header else f"no column {', '.join(missing)}"
-            raise UsageError(f"{path}: not a CLUTRR CSV ({what})")
-        return sum(1 for _ in reader)
 
 
 def verify_file(kb: KB, path: str | Path, step: Callable[[], object] | None = None) -> list[RowVerdict]:

@@ -10,7 +10,7 @@ import csv
 import io
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 COLUMNS = (
     "id", "story", "query", "text_query", "target", "text_target", "clean_story", "proof_state",
@@ -127,14 +127,17 @@ def iter_records(path: str | Path) -> Iterator[tuple[int, dict[str, str]]]:
             yield i, rec
 
 
-def read_csv(path: str | Path) -> list[StoryRow]:
-    """Read every row of a CLUTRR CSV file; raises RowParseError naming the bad row."""
+def read_csv(path: str | Path, step: Callable[[], object] | None = None) -> list[StoryRow]:
+    """Read every row of a CLUTRR CSV file; raises RowParseError naming the bad row.
+    ``step`` is called after each row (a progress bar's update)."""
     rows = []
     for i, rec in iter_records(path):
         try:
             rows.append(parse_row(rec))
         except RowParseError as exc:
             raise RowParseError(f"{path}: row {i}: {exc}") from None
+        if step is not None:
+            step()
     return rows
 
 
