@@ -265,13 +265,9 @@ def giveaway_words(rows: Sequence[StoryRow], min_count: int = MIN_WORD_COUNT, to
         lab, n = min(joint[w].items(), key=lambda kv: (-kv[1], kv[0]))
         scored.append({"word": w, "label": lab, "p": n / df[w], "count": df[w]})
     scored.sort(key=lambda d: (-d["p"], -d["count"], d["word"]))
-    coverage = []
-    for x in xs:
-        hit = sum(
-            1 for words, r in zip(doc_words, rows)
-            if any(joint[w][r.target] / df[w] >= x for w in words if w in kept)
-        )
-        coverage.append({"x": x, "share": hit / len(rows) if rows else 0.0})
+    best = [max((joint[w][r.target] / df[w] for w in words if w in kept), default=-1.0)
+            for words, r in zip(doc_words, rows)]  # each story's strongest word for its gold label
+    coverage = [{"x": x, "share": sum(b >= x for b in best) / len(rows) if rows else 0.0} for x in xs]
     return {"min_count": min_count, "n_words": len(kept), "top": scored[:top], "coverage": coverage}
 
 
