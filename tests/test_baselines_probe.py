@@ -67,3 +67,18 @@ def test_probe_folder_must_hold_word_permute_probes_matching_a_test_file(probed,
     (tmp_path / "probe.json").write_text('{"kind": "word-permute"}')
     with pytest.raises(UsageError, match="no probe CSV"):
         train_and_evaluate("bilstm-mean", data, epochs=1, probe=tmp_path, progress=False)
+
+
+def test_probe_evaluation_shows_progress_on_a_terminal(probed, monkeypatch):
+    import sys
+
+    from clutrr.diagnostics import progress
+    from test_progress import Terminal
+
+    data, probes = probed
+    monkeypatch.setattr(progress, "DELAY", 0.0)
+    term = Terminal()
+    monkeypatch.setattr(sys, "stderr", term.stream)
+    train_and_evaluate("bilstm-mean", data, epochs=1, probe=probes, progress=True)
+    shown = term.close()
+    assert "1.2_test.csv permutations" in shown and "%|" in shown
