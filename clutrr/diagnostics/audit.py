@@ -123,15 +123,19 @@ def _fit_predict(train: Sequence, test: Sequence, label: Callable[[Any], str],
 
 
 def predict_items(items: Sequence, train_items: Sequence, is_train: bool, label: Callable[[Any], str],
-                  models: dict[str, Featurizer | None], seed: int = 0) -> Predictions:
+                  models: dict[str, Featurizer | None], seed: int = 0,
+                  group: Callable[[Any], object] | None = None) -> Predictions:
     """Each model's predictions for ``items``: trained on ``train_items``, or cross-validated
-    when the items are a training split or no training items are given."""
+    when the items are a training split or no training items are given. Items of one
+    ``group`` (e.g. the two hypotheses of one story) always share a fold."""
     if train_items and not is_train:
         return Predictions(_fit_predict(train_items, items, label, models), "trained on the training split")
-    folds = min(FOLDS, len(items))
-    order = list(range(len(items)))
+    keys = [group(it) for it in items] if group is not None else list(range(len(items)))
+    order = list(dict.fromkeys(keys))
+    folds = min(FOLDS, len(order))
     random.Random(seed).shuffle(order)
-    fold_of = {i: n % folds for n, i in enumerate(order)}
+    fold_of_key = {key: n % folds for n, key in enumerate(order)}
+    fold_of = [fold_of_key[key] for key in keys]
     out = {name: [""] * len(items) for name in models}
     for f in range(folds):
         test_ids = [i for i in range(len(items)) if fold_of[i] == f]
@@ -139,7 +143,7 @@ def predict_items(items: Sequence, train_items: Sequence, is_train: bool, label:
         for name, preds in _fit_predict(train, [items[i] for i in test_ids], label, models).items():
             for i, lab in zip(test_ids, preds):
                 out[name][i] = lab
-    return Predictions(out, f"{folds}-fold cross-validation")
+    return Predictions(out, f"{folds}-fold cross-validation" + (" by story" if group is not None else ""))
 
 
 def memoized(featurize: Featurizer) -> Featurizer:

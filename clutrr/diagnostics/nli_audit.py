@@ -122,7 +122,7 @@ def audit_recast(splits: Sequence[NliSplit], seed: int = 0, alpha: float = ALPHA
         if not split.records:
             continue
         preds = predictions[split.name] = predict_items(split.records, train, split.is_train, lambda r: r["label"],
-                                                        models, seed)
+                                                        models, seed, group=lambda r: r.get("source_id"))
         by_k: dict[object, list[int]] = defaultdict(list)
         for i, rec in enumerate(split.records):
             by_k[_k(rec)].append(i)
