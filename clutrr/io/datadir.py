@@ -1,7 +1,8 @@
 """Dataset folders for the diagnostics: find and read their CSV splits.
 
 A dataset folder holds CLUTRR CSV files such as ``1.2,1.3_train.csv`` and ``1.2_test.csv``;
-each file is one split, named by its stem. Outputs are written through
+each file is one split, named by its stem. A file written in shards
+(``1.2_test-00000-of-00004.csv`` ...) is one split too. Outputs are written through
 :class:`clutrr.io.staging.StagedDir`.
 """
 from __future__ import annotations
@@ -10,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from clutrr.io.csv_format import RowParseError, StoryRow, read_csv
+from clutrr.io.shards import logical_files
 from clutrr.errors import UsageError
 
 
@@ -18,7 +20,7 @@ class Split:
     """One CSV file of a dataset folder."""
 
     name: str  # the file stem, e.g. "1.2_test"
-    path: Path
+    path: Path  # the file, or for a sharded file the name it would have unsharded
     rows: list[StoryRow]
 
     @property
@@ -31,9 +33,8 @@ class Split:
         return bool(self.rows) and all(r.task_split == "train" for r in self.rows)
 
 
-def _split_key(path: Path) -> tuple:
+def _split_key(stem: str) -> tuple:
     """Train files first, then test files by their k (1.2 before 1.10), then by name."""
-    stem = path.stem
     head = stem.split("_")[0].split(",")[0]
     parts = head.split(".")
     k = int(parts[-1]) if len(parts) == 2 and parts[-1].isdigit() else 0
@@ -45,17 +46,21 @@ def load_splits(directory: str | Path) -> list[Split]:
     root = Path(directory)
     if not root.is_dir():
         raise UsageError(f"{root}: no such directory")
-    paths = sorted(root.glob("*.csv"), key=_split_key)
-    if not paths:
+    try:
+        found = logical_files(root, ".csv")
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    if not found:
         raise UsageError(f"{root}: no CSV files found")
     splits = []
-    for path in paths:
+    for stem in sorted(found, key=_split_key):
+        path = root / f"{stem}.csv"
         try:
             rows = read_csv(path)
         except (RowParseError, UnicodeDecodeError) as exc:
             detail = str(exc).splitlines()[0].replace(f"{path}: ", "")[:100]
             raise UsageError(f"{path}: not a CLUTRR CSV ({detail})") from None
-        splits.append(Split(path.stem, path, rows))
+        splits.append(Split(stem, path, rows))
     if not any(s.rows for s in splits):
         raise UsageError(f"{root}: the CSV files hold no rows")
     return splits
