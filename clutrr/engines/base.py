@@ -30,6 +30,9 @@ class Engine(ABC):
     def imap(self, fn: Callable[[Any, Any], Any], context: Any, tasks: Iterable[Any]) -> Iterator[Any]:
         """Yield ``fn(context, task)`` for each task, in the tasks' order."""
 
+    def start(self, context: Any) -> None:
+        """Start the workers now (they load what ``context`` needs while the caller prepares)."""
+
     def describe(self) -> str:
         """A short description for progress lines, e.g. ``2 local processes``."""
         return f"{self.name} ({self.workers} workers)"

@@ -23,6 +23,10 @@ def _init_worker(prepare: Callable[[Any], None] | None, context: Any) -> None:
         prepare(context)
 
 
+def _idle() -> None:
+    """A task that only makes the pool start a worker."""
+
+
 class LocalEngine(Engine):
     """``workers`` processes on this machine; ``workers == 1`` runs tasks in this process."""
 
@@ -38,8 +42,15 @@ class LocalEngine(Engine):
         return "1 process" if self.workers == 1 else f"{self.workers} local processes"
 
     def _new_pool(self, context: Any) -> ProcessPoolExecutor:
-        return ProcessPoolExecutor(self.workers, mp_context=mp.get_context("spawn"),
+        pool = ProcessPoolExecutor(self.workers, mp_context=mp.get_context("spawn"),
                                    initializer=_init_worker, initargs=(self.prepare, context))
+        for _ in range(self.workers):  # processes are spawned on demand: ask for all of them now
+            pool.submit(_idle)
+        return pool
+
+    def start(self, context: Any) -> None:
+        if self.workers > 1 and self._pool is None:
+            self._pool = self._new_pool(context)
 
     def imap(self, fn: Callable[[Any, Any], Any], context: Any, tasks: Iterable[Any]) -> Iterator[Any]:
         if self.workers == 1:
@@ -50,7 +61,8 @@ class LocalEngine(Engine):
         todo = enumerate(tasks)
         pending: deque = deque()  # (sequence number, task, future)
         try:
-            self._pool = self._new_pool(context)
+            if self._pool is None:  # the initializer's context only warms caches; tasks carry their own
+                self._pool = self._new_pool(context)
             while True:
                 while len(pending) < window(self.workers):
                     item = next(todo, None)
@@ -66,8 +78,13 @@ class LocalEngine(Engine):
                     continue
                 pending.popleft()
                 yield result
-        finally:
+        except GeneratorExit:  # the caller stopped early: drop what it will not read, keep the workers
+            for _, _, future in pending:
+                future.cancel()
+            raise
+        except BaseException:
             self.close()
+            raise
 
     def _restart(self, fn: Callable[[Any, Any], Any], context: Any, pending: deque, tries: dict[int, int]) -> None:
         """A worker died: count a try for every task in flight, then resubmit them to a new pool."""

@@ -123,13 +123,14 @@ def write_dataset(spec: DatasetSpec, out: str | Path, workers: int = 1, force: b
         if not 0 <= i < n:
             raise UsageError(f"--shard must be in 0..{n - 1}, got {i}")
     ctx = TaskContext(spec.config, spec.seed, tuple(files), formats, fault_from_env())
-    check_feasible(spec, ctx)
     fingerprint = {"version": __version__, "spec": _spec_dict(spec), "formats": list(formats),
                    "rows_per_shard": rows_per_shard}
     keep = run.resume or run.shard is not None
     work = partial_dir(out, force, fingerprint) if keep else staging_dir(out, force)
     try:
         with create_engine(run.engine, workers=run.workers, address=run.address, prepare=prepare) as engine:
+            engine.start(ctx)  # workers load the KB and templates while this process checks the settings
+            check_feasible(spec, ctx)
             mine = shards if run.shard is None else [s for s in shards if s.global_number % run.shard[1] == run.shard[0]]
             todo = [s for s in mine if mf.read_part(work, s, formats) is None]
             _generate(engine, ctx, todo, work, run.progress, len(mine))
@@ -154,7 +155,8 @@ def write_dataset(spec: DatasetSpec, out: str | Path, workers: int = 1, force: b
 
 
 def _discard(work: Path, keep: bool) -> None:
-    if not keep:
+    """Remove the work folder, unless it is kept for --resume and holds finished shards."""
+    if not keep or not any((work / mf.PARTS).glob("*.json")):
         shutil.rmtree(work, ignore_errors=True)
 
 
