@@ -10,10 +10,12 @@ Peak RSS is sampled every 0.2 s over the whole process tree (parent plus workers
     python benchmarks/bench_generate.py --case k2-3-all --engine 1proc   # one cell
     python benchmarks/bench_generate.py --list                # case and engine names
     python benchmarks/bench_generate.py --big 10000000        # one long k=2,3 run (memory check)
+    python benchmarks/bench_generate.py --big 1000000 --big-k 2   # duplicates per 10^6 rows at k=2
 """
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
 import resource
@@ -104,7 +106,7 @@ def machine() -> str:
 
 def table(cases: list[str], engines: list[str], rows: int) -> None:
     """Print one row per (case, engine)."""
-    print(f"machine: {machine()}")
+    print(f"machine: {machine()}; load average before: {os.getloadavg()[0]:.2f}")
     print(f"{rows:,} rows per job, start-up included; speed-up = wall time of 1 process / wall time")
     print(f"{'case':12s} {'engine':7s} {'stories/CPU-s':>13s} {'stories/wall-s':>14s} {'peak RSS MB':>11s} {'speed-up':>8s}")
     for case in cases:
@@ -120,16 +122,23 @@ def table(cases: list[str], engines: list[str], rows: int) -> None:
                   flush=True)
 
 
-def big(rows: int, workers: int, formats: str) -> None:
-    """One long k=2,3 run: wall and CPU time, peak RSS of the tree and of its largest process."""
-    per_k = rows // 2
-    with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_DIR")) as tmp:
-        r = measure(["--k", "2,3", "--train-rows", str(per_k), "--workers", str(workers), "--format", formats],
-                    os.path.join(tmp, "d"))
+def big(rows: int, ks: str, workers: int, formats: str) -> None:
+    """One long clean run: wall and CPU time, peak RSS, and the duplicate stories replaced."""
+    n_k = len(ks.split(","))
+    per_k = rows // n_k
     print(f"machine: {machine()}")
-    print(f"{2 * per_k:,} rows (k=2,3, clean, default templates, {workers} workers, {formats}): "
-          f"wall {r['wall_s']:.0f} s, CPU {r['cpu_s']:.0f} s ({2 * per_k / r['cpu_s']:.0f} stories/CPU-s), "
+    with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_DIR")) as tmp:
+        r = measure(["--k", ks, "--train-rows", str(per_k), "--workers", str(workers), "--format", formats],
+                    os.path.join(tmp, "d"))
+        with open(os.path.join(tmp, "d", "config.json")) as fh:
+            checks = json.load(fh)["checks"]
+    total = n_k * per_k
+    dups = sum(checks["duplicates_replaced"].values())
+    print(f"{total:,} rows (k={ks}, clean, default templates, {workers} workers, {formats}): "
+          f"wall {r['wall_s']:.0f} s, CPU {r['cpu_s']:.0f} s ({total / r['cpu_s']:.0f} stories/CPU-s), "
           f"peak RSS {r['peak_rss_mb']:.0f} MB (all processes), largest process {r['max_process_rss_mb']:.0f} MB")
+    print(f"duplicate stories replaced: {dups} ({dups / total * 1e6:.1f} per 10^6 rows), rounds' rows "
+          f"{checks['rows_replaced']}")
 
 
 def main() -> None:
@@ -139,6 +148,7 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=ROWS, help=f"rows per job (default {ROWS:,})")
     parser.add_argument("--list", action="store_true", help="list case and engine names")
     parser.add_argument("--big", type=int, default=0, help="instead: one k=2,3 run of this many rows")
+    parser.add_argument("--big-k", default="2,3", help="chain lengths of the --big run (default 2,3)")
     parser.add_argument("--workers", type=int, default=2, help="workers of the --big run (default 2)")
     parser.add_argument("--format", default="csv", help="formats of the --big run (default csv)")
     args = parser.parse_args()
@@ -147,7 +157,7 @@ def main() -> None:
         print("engines:", ", ".join(ENGINES))
         return
     if args.big:
-        big(args.big, args.workers, args.format)
+        big(args.big, args.big_k, args.workers, args.format)
         return
     engines = args.engine or list(ENGINES)
     try:
