@@ -130,7 +130,7 @@ def write_dataset(spec: DatasetSpec, out: str | Path, workers: int = 1, force: b
     try:
         with create_engine(run.engine, workers=run.workers, address=run.address, prepare=prepare) as engine:
             engine.start(ctx)  # workers load the KB and templates while this process checks the settings
-            check_feasible(spec, ctx)
+            check_feasible(spec, ctx, engine)
             mine = shards if run.shard is None else [s for s in shards if s.global_number % run.shard[1] == run.shard[0]]
             todo = [s for s in mine if mf.read_part(work, s, formats) is None]
             _generate(engine, ctx, todo, work, run.progress, len(mine))
@@ -160,16 +160,18 @@ def _discard(work: Path, keep: bool) -> None:
         shutil.rmtree(work, ignore_errors=True)
 
 
-def check_feasible(spec: DatasetSpec, ctx: TaskContext) -> None:
-    """Build the first row of every (split, k, noise) before any work; UsageError if one cannot be built."""
-    banks(spec.config, spec.seed)
-    for f in ctx.files:
-        for k in f.ks:
-            position = f.ks.index(k) * f.rows_per_k
-            try:
-                run_task(replace(ctx, formats=(), fault=None), Task(-1, f.number, (position,)))
-            except RowFailure as exc:
-                raise infeasible(spec, exc.k, exc.noise, exc.split) from None
+def check_feasible(spec: DatasetSpec, ctx: TaskContext, engine: Engine) -> None:
+    """Build the first row of every (split, k, noise) before any work; UsageError if one cannot be built.
+
+    The rows are built by the engine's workers, so this process never loads the templates.
+    """
+    probe = replace(ctx, formats=(), fault=None)
+    tasks = [Task(-1, f.number, (i * f.rows_per_k,)) for f in ctx.files for i in range(len(f.ks))]
+    try:
+        for _ in engine.imap(run_task, probe, tasks):
+            pass
+    except RowFailure as exc:
+        raise infeasible(spec, exc.k, exc.noise, exc.split) from None
 
 
 def infeasible(spec: DatasetSpec, k: int, noise: str, split: str) -> UsageError:
@@ -187,8 +189,8 @@ def infeasible(spec: DatasetSpec, k: int, noise: str, split: str) -> UsageError:
 def _generate(engine: Engine, ctx: TaskContext, shards: list[Shard], work: Path, progress: bool, total: int) -> None:
     """Generate ``shards`` (pass one: attempt 0 everywhere) into ``work``, with their part files."""
     (work / mf.PARTS).mkdir(exist_ok=True)
-    tasks = [Task(n, s.file.number, r) for n, (s, r) in
-             enumerate((s, r) for s in shards for r in blocks(s, task_size(max(s.file.ks))))]
+    tasks = (Task(n, s.file.number, r) for n, (s, r) in
+             enumerate((s, r) for s in shards for r in blocks(s, task_size(max(s.file.ks)))))
     done = total - len(shards)
     bar = tqdm(total=sum(s.rows for s in shards), unit="story", disable=not progress or not sys.stderr.isatty(),
                desc=f"{engine.describe()}: shards {done}/{total}", smoothing=0.1)
@@ -280,9 +282,10 @@ def _assemble(engine: Engine, ctx: TaskContext, spec: DatasetSpec, shards: list[
     (work / "manifest.json").write_text(json.dumps({"generator": "clutrr", "version": __version__, "seed": spec.seed,
                                                     "files": entries}, indent=1) + "\n", encoding="utf-8")
     file_patterns, split_patterns = patterns.summarise([f.split for f in files], TOP_PATTERNS)
+    templates = next(engine.imap(template_split, ctx, [spec]))  # computed where the templates are loaded
     return _config(spec, ctx, files, shards, labels, heldout, file_patterns, split_patterns,
                    {"duplicate_stories": 0, "duplicates_replaced": replaced, "rows_replaced": len(attempts),
-                    "heldout_patterns_in_train": heldout_in_train})
+                    "heldout_patterns_in_train": heldout_in_train}, templates)
 
 
 def _resolve_duplicates(engine: Engine, ctx: TaskContext, hashes: StoryHashes) -> tuple[dict[int, int], dict]:
@@ -343,7 +346,7 @@ def _file_of(files: list[LogicalFile], g: int) -> LogicalFile:
     return files[lo]
 
 
-def _config(spec, ctx, files, shards, labels, heldout, file_patterns, split_patterns, checks) -> dict:
+def _config(spec, ctx, files, shards, labels, heldout, file_patterns, split_patterns, checks, templates) -> dict:
     by_split: dict[str, dict] = {}
     out_files = {}
     for f in files:
@@ -359,14 +362,14 @@ def _config(spec, ctx, files, shards, labels, heldout, file_patterns, split_patt
         "generator": "clutrr", "version": __version__, "seed": spec.seed,
         "spec": _spec_dict(spec), "formats": list(ctx.formats),
         "files": out_files,
-        "templates": _template_split(spec),
+        "templates": templates,
         "splits": {s: {"rows": a["rows"], "labels": dict(sorted((w, n) for w, n in a["labels"].items() if n)),
                        "distinct_patterns": split_patterns.get(s, 0)} for s, a in by_split.items()},
         "checks": checks,
     }
 
 
-def _template_split(spec: DatasetSpec) -> dict:
+def template_split(ctx: TaskContext, spec: DatasetSpec) -> dict:
     """The template holdout: which templates each split may use (test ids listed)."""
     parts = banks(spec.config, spec.seed)
     return {

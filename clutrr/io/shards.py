@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterator
 
 SHARD_NAME = re.compile(r"^(?P<stem>.+)-(?P<i>\d{5})-of-(?P<n>\d{5})$")
 
@@ -77,9 +78,9 @@ def plan_shards(files: list[LogicalFile], rows_per_shard: int) -> list[Shard]:
     return out
 
 
-def blocks(shard: Shard, size: int) -> list[range]:
+def blocks(shard: Shard, size: int) -> Iterator[range]:
     """The shard's positions cut into ranges of at most ``size`` rows (units of work)."""
-    return [range(s, min(shard.stop, s + size)) for s in range(shard.start, shard.stop, size)]
+    return (range(s, min(shard.stop, s + size)) for s in range(shard.start, shard.stop, size))
 
 
 def logical_files(folder: str | Path, suffix: str = ".csv") -> dict[str, list[Path]]:
