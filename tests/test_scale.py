@@ -152,3 +152,19 @@ def test_story_hashes_keep_the_lowest_index_whatever_the_order(tmp_path):
         results.append((dups.tolist(), keepers.tolist()))
         assert store.take_duplicates(range(2))[0].size == 0, "duplicates leave their bucket"
     assert results[0] == results[1] == ([3, 4, 5, 6, 7, 8], [0, 1, 2, 0, 1, 2])
+
+
+def test_resume_on_a_finished_dataset_checks_it_against_the_manifest(single, tmp_path):
+    import shutil
+
+    from clutrr.errors import UsageError
+
+    copy = tmp_path / "d"
+    shutil.copytree(single, copy)
+    before = _bytes(copy)
+    assert _write(copy, RunOptions(resume=True, progress=False))["seed"] == SPEC.seed
+    assert _bytes(copy) == before
+    with open(copy / "5.4_test.jsonl", "a") as fh:
+        fh.write("\n")
+    with pytest.raises(UsageError, match="differs from manifest"):
+        _write(copy, RunOptions(resume=True, progress=False))

@@ -126,6 +126,8 @@ def write_dataset(spec: DatasetSpec, out: str | Path, workers: int = 1, force: b
     fingerprint = {"version": __version__, "spec": _spec_dict(spec), "formats": list(formats),
                    "rows_per_shard": rows_per_shard}
     keep = run.resume or run.shard is not None
+    if run.resume and run.shard is None and (out / "manifest.json").exists():
+        return _finished(out, fingerprint, shards)
     work = partial_dir(out, force, fingerprint) if keep else staging_dir(out, force)
     try:
         with create_engine(run.engine, workers=run.workers, address=run.address, prepare=prepare) as engine:
@@ -151,6 +153,19 @@ def write_dataset(spec: DatasetSpec, out: str | Path, workers: int = 1, force: b
     except BaseException:
         _discard(work, keep)
         raise
+    return config
+
+
+def _finished(out: Path, fingerprint: dict, shards: list[Shard]) -> dict:
+    """--resume on a finished dataset: its config.json when every file matches the manifest."""
+    config = json.loads((out / "config.json").read_text(encoding="utf-8"))
+    planned = {name for s in shards for name in mf.shard_files(s, tuple(fingerprint["formats"])).values()}
+    listed = {e["file"] for e in json.loads((out / "manifest.json").read_text(encoding="utf-8"))["files"]}
+    if config.get("spec") != fingerprint["spec"] or config.get("formats") != fingerprint["formats"] or planned != listed:
+        raise UsageError(f"{out} holds a dataset of other arguments; use --force to replace it")
+    bad = mf.check_manifest(out)
+    if bad:
+        raise UsageError(f"{out}/{bad[0]} differs from manifest.json ({len(bad)} files); use --force to regenerate")
     return config
 
 
