@@ -7,6 +7,8 @@ import subprocess
 import sys
 import time
 
+import psutil
+
 from helpers import REPO, run_generate
 
 SMALL = ["--k", "2", "--test-k", "3", "--train-rows", "30", "--test-rows", "10", "--seed", "2"]
@@ -40,14 +42,25 @@ def test_unbuildable_settings_fail_in_one_line_before_any_work(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+def _wait_for_workers(pid: int, n: int = 2) -> list:
+    """The child processes of ``pid`` once ``n`` spawned workers exist (up to 60 s)."""
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        children = psutil.Process(pid).children(recursive=True)
+        if sum("spawn_main" in " ".join(c.cmdline()) for c in children) >= n:
+            return children
+        time.sleep(0.05)
+    raise AssertionError("the workers did not start")
+
+
 def test_ctrl_c_with_two_workers_prints_one_line_and_leaves_nothing(tmp_path):
     proc = subprocess.Popen([sys.executable, str(REPO / "generate.py"), "--workers", "2", "--train-rows", "100000",
                              "--out", str(tmp_path / "d")], stderr=subprocess.PIPE, text=True, cwd=REPO,
                             start_new_session=True)
-    time.sleep(4)  # past start-up: the workers are running tasks
+    _wait_for_workers(proc.pid)  # Ctrl-C while the workers start: the moment a stray traceback could appear
     os.killpg(proc.pid, signal.SIGINT)  # as a terminal does: the whole process group
     err = proc.communicate(timeout=60)[1]
-    assert proc.returncode == 130
+    assert proc.returncode == 130, err
     assert err.strip() == "generate.py: interrupted", err
     assert list(tmp_path.iterdir()) == []
 
@@ -58,4 +71,16 @@ def test_bad_scale_options_are_one_line_errors(tmp_path):
                          (["--rows-per-shard", "0"], "--rows-per-shard")):
         res = run_generate(*SMALL, *args, "--out", str(tmp_path / "d"))
         assert res.returncode == 2 and needle in res.stderr and len(res.stderr.strip().splitlines()) == 1, res.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_sigterm_stops_the_workers_too(tmp_path):
+    proc = subprocess.Popen([sys.executable, str(REPO / "generate.py"), "--workers", "2", "--train-rows", "100000",
+                             "--out", str(tmp_path / "d")], stderr=subprocess.PIPE, text=True, cwd=REPO)
+    children = _wait_for_workers(proc.pid)
+    proc.send_signal(signal.SIGTERM)  # a job scheduler's stop: to the parent only
+    proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    gone, alive = psutil.wait_procs(children, timeout=10)
+    assert not alive, alive
     assert list(tmp_path.iterdir()) == []

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 
 from clutrr.engines import engine_names
@@ -97,6 +98,10 @@ def recorded_arguments(args: argparse.Namespace) -> dict:
     return {k: v for k, v in vars(args).items() if not k.startswith("_") and k not in RUNTIME_ONLY}
 
 
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 def run(args: argparse.Namespace) -> int:
     """Validate the arguments, generate, and print a one-line summary."""
     load_kb(args.kb)
@@ -118,6 +123,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--shard and --num-shards go together")
     if args.num_shards is not None and args.num_shards < 1:
         raise UsageError(f"--num-shards must be at least 1, got {args.num_shards}")
+    # a job scheduler stops a job with SIGTERM: clean up (workers, work folder) as for Ctrl-C
+    signal.signal(signal.SIGTERM, _interrupt)
     workers = args.workers if args.workers is not None else (os.cpu_count() or 1 if args.engine == "ray" else 1)
     run = RunOptions(workers=workers, engine=args.engine, address=args.address, resume=args.resume,
                      shard=None if args.shard is None else (args.shard, args.num_shards), progress=not args.quiet)

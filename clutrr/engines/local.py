@@ -42,10 +42,20 @@ class LocalEngine(Engine):
         return "1 process" if self.workers == 1 else f"{self.workers} local processes"
 
     def _new_pool(self, context: Any) -> ProcessPoolExecutor:
-        pool = ProcessPoolExecutor(self.workers, mp_context=mp.get_context("spawn"),
-                                   initializer=_init_worker, initargs=(self.prepare, context))
-        for _ in range(self.workers):  # processes are spawned on demand: ask for all of them now
-            pool.submit(_idle)
+        # Children inherit an ignored SIGINT from birth (before the initializer runs), so a
+        # Ctrl-C during their start-up cannot make them print a traceback.
+        try:
+            previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        except ValueError:  # not the main thread: the initializer alone ignores Ctrl-C
+            previous = None
+        try:
+            pool = ProcessPoolExecutor(self.workers, mp_context=mp.get_context("spawn"),
+                                       initializer=_init_worker, initargs=(self.prepare, context))
+            for _ in range(self.workers):  # processes are spawned on demand: ask for all of them now
+                pool.submit(_idle)
+        finally:
+            if previous is not None:
+                signal.signal(signal.SIGINT, previous)
         return pool
 
     def start(self, context: Any) -> None:
