@@ -16,15 +16,18 @@ class Engine(ABC):
 
     ``workers`` is the number of parallel workers (for Ray on a cluster: ignored, the
     cluster decides). A task whose worker dies is run again, at most ``max_retries`` times.
+    ``prepare(context)``, when given, warms a worker's caches before its first task.
     Use as a context manager so workers are released.
     """
 
     name = "engine"
 
-    def __init__(self, workers: int = 1, address: str | None = None, max_retries: int = MAX_RETRIES) -> None:
+    def __init__(self, workers: int = 1, address: str | None = None, max_retries: int = MAX_RETRIES,
+                 prepare: Callable[[Any], None] | None = None) -> None:
         self.workers = workers
         self.address = address
         self.max_retries = max_retries
+        self.prepare = prepare
 
     @abstractmethod
     def imap(self, fn: Callable[[Any, Any], Any], context: Any, tasks: Iterable[Any]) -> Iterator[Any]:

@@ -34,8 +34,7 @@ class LocalEngine(Engine):
 
     def __init__(self, workers: int = 1, address: str | None = None, max_retries: int = 3,
                  prepare: Callable[[Any], None] | None = None) -> None:
-        super().__init__(workers, address, max_retries)
-        self.prepare = prepare
+        super().__init__(workers, address, max_retries, prepare)
         self._pool: ProcessPoolExecutor | None = None
 
     def describe(self) -> str:

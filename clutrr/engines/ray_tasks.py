@@ -31,7 +31,7 @@ class RayEngine(Engine):
                  prepare: Callable[[Any], None] | None = None) -> None:
         if ray is None:
             raise UsageError("--engine ray needs Ray: pip install 'clutrr[ray]'")
-        super().__init__(workers, address, max_retries)
+        super().__init__(workers, address, max_retries, prepare)
         self._owner = not ray.is_initialized()
         if self._owner:
             options: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False,
