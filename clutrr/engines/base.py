@@ -16,7 +16,7 @@ class Engine(ABC):
 
     ``workers`` is the number of parallel workers (for Ray on a cluster: ignored, the
     cluster decides). A task whose worker dies is run again, at most ``max_retries`` times.
-    ``prepare(context)``, when given, warms a worker's caches before its first task.
+    ``prepare(context)``, when given, may be run by a worker before its first task (to warm caches).
     Use as a context manager so workers are released.
     """
 
