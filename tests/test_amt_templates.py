@@ -42,10 +42,12 @@ def test_neice_spelling_is_accepted():
 
 
 def test_fixtures_pass_the_validator():
-    for name in ("small.json", "pair.json"):
-        report = check_bank(str(FIXTURES / name), targets=False)
-        assert report.problems == [], report.problems
-        assert report.entries
+    report = check_bank(str(FIXTURES / "pair.json"), targets=False)
+    assert report.problems == [] and report.entries
+    report = check_bank(str(FIXTURES / "small.json"), targets=False)
+    assert report.errors == [] and report.entries
+    # "ENT_0_male waved as his brother ENT_1_male drove off with his son": whose son?
+    assert [(f.rule, f.span) for _, f in report.flags] == [("4", "off with his son")]
 
 
 @pytest.mark.parametrize("data, message", [
@@ -106,10 +108,16 @@ def test_pair_is_the_template_holdout():
         assert "ENT_" not in ex.row.story and "{" not in ex.row.story
 
 
-def test_a_bank_missing_relation_words_is_a_usage_error(tmp_path):
+def test_a_bank_missing_relation_words_is_filled_or_a_usage_error(tmp_path):
     path = _write(tmp_path, {"brother": {"male-male": ["ENT_1_male is the brother of ENT_0_male."]}})
     with pytest.raises(UsageError, match="no one-fact template"):
-        banks(GeneratorConfig(templates=str(path), template_split=False), seed=0)
+        banks(GeneratorConfig(templates=str(path), template_split=False, fallback_templates="none"), seed=0)
+    filled = banks(GeneratorConfig(templates=str(path), template_split=False), seed=0)["train"]
+    own = [t for t in filled.templates() if t.id not in filled.fallback_ids]
+    assert [t.text for t in own] == ["{B} is the brother of {A}."]
+    assert filled.choices(("brother",), "male") == own  # the bank's own clause is not filled
+    assert filled.choices(("brother",), "female") and filled.choices(("aunt",), "male")
+    assert not filled.choices(("husband",), "male")  # only a woman has a husband
     bad = _write(tmp_path, {"brother": {"male": ["x"]}}, "bad.json")
     with pytest.raises(UsageError, match="cannot load templates"):
         banks(GeneratorConfig(templates=str(bad)), seed=0)

@@ -17,7 +17,7 @@ def test_wheel_contains_rules_templates_and_names(tmp_path):
     for needed in ("clutrr/kb_rules/kinship.yaml", "clutrr/kb_rules/clutrr_v1.yaml",
                    "clutrr/paraphrases/synthetic.yaml", "clutrr/core/data/names_male.txt",
                    "clutrr/core/data/names_female.txt", "clutrr/commands/generate.py",
-                   "clutrr/baselines/train.py", "clutrr/baselines/configs/gat.yaml"):
+                   "clutrr/baselines/train.py", "clutrr/baselines/configs/gat.yaml", "clutrr/eval/published.yaml"):
         assert needed in names, needed
     assert not any(n.startswith("baselines/") for n in names), "no generic top-level 'baselines' module"
     assert any(n.startswith("clutrr/paraphrases/k1/") and n.endswith(".yaml") for n in names)

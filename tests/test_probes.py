@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import random
+import re
 from collections import Counter
 
 import pytest
@@ -143,3 +144,39 @@ def test_permutation_acceptance_by_hand():
 def test_group_by_story_uses_probe_ids():
     grouped = group_by_story(["a::perm0", "b::perm0", "a::perm1"], ["x", "y", "z"])
     assert grouped == {"a": ["x", "z"], "b": ["y"]}
+
+
+def test_gender_swap_re_renders_generated_stories_through_their_slots(tmp_path, capsys):
+    import yaml
+
+    from clutrr.io.dataset import DatasetSpec, write_dataset
+
+    ferry = "{A} waved at {A.his} brother {B}, the grumpy {B.ferryman|ferrywoman}."
+    blocks = [{"clause": w, "any": [f"{{A}} and {{B}} ({w}) met."]} for w in KB.words if w != "brother"]
+    blocks.append({"clause": "brother", "any": [ferry]})
+    bank = tmp_path / "bank.yaml"
+    bank.write_text(yaml.safe_dump(blocks))
+    config = GeneratorConfig(templates=str(bank), template_split=False, fallback_templates="none")
+    data = tmp_path / "data"
+    write_dataset(DatasetSpec(train_k=(), test_k=(2,), test_rows=40, config=config), data, progress=False)
+    assert main(["probe", str(data), "--kind", "gender-swap", "--out", str(tmp_path / "p")]) == 0
+    assert "40 of 40 stories re-rendered through their templates" in capsys.readouterr().out
+    before = {r.id: r for s in load_splits(data) for r in s.rows}
+    after = [r for s in load_splits(tmp_path / "p") for r in s.rows]
+    swapped = 0
+    for row in after:
+        old = before[row.id]
+        m = re.search(r"waved at (his|her) brother \[\w+\], the grumpy ferryman\.", old.story)
+        if m:
+            swapped += 1
+            flipped = {"his": "her", "her": "his"}[m.group(1)]
+            assert re.search(rf"waved at {flipped} sister \[\w+\], the grumpy ferrywoman\.", row.story)
+        assert _entailed(row)
+    assert swapped
+    # released data has no JSONL records: the text is rewritten word by word, and the probe says so
+    for path in data.glob("*.jsonl"):
+        path.unlink()
+    assert main(["probe", str(data), "--kind", "gender-swap", "--out", str(tmp_path / "q")]) == 0
+    assert "0 of 40 stories re-rendered" in capsys.readouterr().out
+    rewritten = [r for s in load_splits(tmp_path / "q") for r in s.rows if "ferry" in before[r.id].story]
+    assert rewritten and all("ferryman" in r.story or "ferrywoman" in before[r.id].story for r in rewritten)

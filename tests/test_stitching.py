@@ -6,12 +6,13 @@ import re
 from collections import Counter
 
 import pytest
+import yaml
 
 from clutrr.core.generator import GeneratorConfig, banks, make_example
 from clutrr.core.kb import load_kb
 from clutrr.core.noise import NOISE_KINDS
 from clutrr.render.stitching import NoCoverError, render_path, sample_cover
-from clutrr.render.templates import Bank, Template, template_id
+from clutrr.render.templates import Bank, Template, load_bank, template_id
 
 KB = load_kb("kinship")
 LETTERS = "ABCD"
@@ -149,3 +150,47 @@ def test_no_brackets_option():
     ex = make_example(GeneratorConfig(templates="paraphrase", brackets=False), 3, "irrelevant", 0, 1)
     assert "[" not in ex.row.story
     assert all(p["name"] in ex.row.story for p in ex.record["people"])
+
+
+def test_a_used_multi_fact_template_is_not_a_valid_piece_again():
+    bank = _bank((("brother", "son"), "any"))
+    pair = bank.choices(("brother", "son"), "male")[0]
+    used = {pair.id}
+    rng = random.Random(0)
+    covers = {tuple(sample_cover(bank, ["brother", "son"], ["male", "male"], 3, rng, used)) for _ in range(50)}
+    assert covers == {(1, 1)}
+
+
+def test_no_template_twice_in_a_story_while_others_are_left():
+    # two one-fact templates per word: a path repeating a word uses both before any repeats
+    ones = [_template((w,)) for w in KB.words] + [
+        Template(template_id((w,), "any", f"{{A}} ~{w}~ {{B}}."), (w,), "any", f"{{A}} ~{w}~ {{B}}.", "test")
+        for w in KB.words]
+    bank = Bank(ones)
+    for seed in range(30):
+        used: set[str] = set()
+        pieces = render_path(bank, [0, 1], [0, 1, 2], ["brother", "brother"], ["a", "b", "c"], [0, 0, 0],
+                             random.Random(seed), 3, True, used)
+        pieces += render_path(bank, [2], [0, 3], ["brother"], ["a", "b", "c", "d"], [0, 0, 0, 0],
+                              random.Random(seed), 3, True, used)
+        ids = [p.template_id for p in pieces]
+        assert len(set(ids[:2])) == 2 and len(used) == 2  # the third had to reuse one of two
+
+
+def test_generated_stories_never_reuse_a_template_nor_use_a_flagged_one(tmp_path):
+    places = ("home", "out", "west", "north", "south", "east")
+    blocks = [{"clause": w, "any": [f"{{A}} and {{B}} ({w}) went {p}." for p in places]} for w in KB.words]
+    blocks[KB.words.index("son")]["any"].append("{B} is the father of {A}.")  # backwards: flagged, rule 5
+    path = tmp_path / "bank.yaml"
+    path.write_text(yaml.safe_dump(blocks))
+    config = GeneratorConfig(templates=str(path), template_split=False, fallback_templates="none")
+    every = {t.id: t.text for t in load_bank(str(path)).templates()}
+    flagged = set(every) - {t.id for t in banks(config, 0)["train"].templates()}
+    assert [every[i] for i in flagged] == ["{B} is the father of {A}."]
+    sons = 0
+    for i in range(60):
+        rec = make_example(config, 6, "all", 0, i, "test").record
+        ids = [p["template"] for p in rec["pieces"]]
+        assert len(ids) == len(set(ids)) and not set(ids) & flagged
+        sons += any(e["relation"] == "son" for e in rec["edges"])
+    assert sons

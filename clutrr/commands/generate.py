@@ -79,6 +79,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="keep finished shards when stopped, and skip shards already finished by an earlier run")
     p.add_argument("--kb", default="kinship", help="KB: kinship or a rules file (must be sound)")
     p.add_argument("--templates", default="paraphrase", help="templates: paraphrase (the bank), synthetic (one plain sentence per fact), or a YAML/AMT JSON path (default paraphrase)")
+    p.add_argument("--fallback-templates", default="paraphrase",
+                   help="bank that fills the one-fact clauses --templates lacks (default paraphrase; none: no filling)")
     p.add_argument("--no-template-split", action="store_true", help="let test stories reuse train templates")
     p.add_argument("--max-piece", type=int, default=3, help="most facts one template may cover (1-3, default 3)")
     p.add_argument("--no-brackets", action="store_true", help="write names without [brackets]")
@@ -113,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
         kb=args.kb,
         family=FamilyConfig(args.generations, args.min_children, args.max_children, args.p_marry, args.p_female),
         noise_facts=args.noise_facts, holdout=args.holdout, templates=args.templates,
-        template_split=not args.no_template_split, max_piece=args.max_piece, brackets=not args.no_brackets,
+        fallback_templates=args.fallback_templates, template_split=not args.no_template_split, max_piece=args.max_piece, brackets=not args.no_brackets,
     )
     spec = DatasetSpec(
         train_k=parse_ks(args.k), test_k=parse_ks(args.test_k), noise=noise[0], test_noise=test_noise,

@@ -22,7 +22,8 @@ from clutrr.core.kb import GENDERS, KB, load_kb
 from clutrr.core.names import load_names
 from clutrr.core.noise import NOISE_KINDS, TASK_OF_NOISE, add_noise
 from clutrr.render.stitching import Piece, render_path
-from clutrr.render.templates import Bank, load_bank
+from clutrr.render.templates import Bank
+from clutrr.render.usable import split_banks
 
 MAX_K = 30
 MAX_ATTEMPTS = 400
@@ -44,6 +45,7 @@ class GeneratorConfig:
     noise_facts: int = 2
     holdout: float = 0.1
     templates: str = "paraphrase"
+    fallback_templates: str = "paraphrase"
     template_split: bool = True
     max_piece: int = 3
     brackets: bool = True
@@ -113,25 +115,27 @@ def _kb(config: GeneratorConfig) -> KB:
 def banks(config: GeneratorConfig, seed: int) -> dict[str, Bank]:
     """The template bank each split draws from (split 80/20 when template_split is on).
 
-    Raises UsageError when the bank named by ``config.templates`` cannot be read, or when
-    a split lacks a one-fact template for a relation word of the KB (a story using that
-    word could not be rendered).
+    Flagged templates are left out, and one-fact clauses the bank lacks are filled from
+    ``config.fallback_templates`` (see :mod:`clutrr.render.usable`). Raises UsageError when
+    a bank cannot be read, or when a split still lacks a one-fact template for a relation
+    word of the KB (a story using that word could not be rendered).
     """
-    return dict(_split_banks(config.templates, config.template_split, seed, config.kb))
+    return dict(_split_banks(config.templates, config.template_split, seed, config.kb, config.fallback_templates))
 
 
 @lru_cache(maxsize=8)
-def _split_banks(source: str, template_split: bool, seed: int, kb_name: str) -> tuple[tuple[str, Bank], ...]:
+def _split_banks(source: str, template_split: bool, seed: int, kb_name: str,
+                 fallback: str) -> tuple[tuple[str, Bank], ...]:
     try:
-        bank = load_bank(source)
+        parts = split_banks(source, fallback, template_split, seed, kb_name)
     except (OSError, ValueError, yaml.YAMLError) as exc:
-        raise UsageError(f"cannot load templates {source!r}: {exc}") from None
-    parts = bank.split(seed) if template_split else (bank, bank)
+        raise UsageError(f"cannot load templates {source!r} (fallback {fallback!r}): {exc}") from None
     kb = load_kb(kb_name)
     for split, part in zip(SPLITS, parts):
         missing = [w for w in kb.words if not any(part.choices((w,), g) for g in GENDERS)]
         if missing:
-            raise UsageError(f"templates {source!r} ({split} split) have no one-fact template for {', '.join(missing)}")
+            raise UsageError(f"templates {source!r} ({split} split, fallback {fallback!r}) have no one-fact template "
+                             f"for {', '.join(missing)}")
     return tuple(zip(SPLITS, parts))
 
 
@@ -229,10 +233,12 @@ def _assemble(config, kb, bank, family, chain, noise_paths, pattern, heldout, rn
 
     _check(kb, chain, edges, k)
 
+    used: set[str] = set()  # no template twice in one story
+
     def render(edge_ids: list[int]) -> list[Piece]:
         path = [edges[edge_ids[0]][0]] + [edges[e][2] for e in edge_ids]
         return render_path(bank, edge_ids, path, [words[e] for e in edge_ids], names, genders, rng,
-                           config.max_piece, config.brackets)
+                           config.max_piece, config.brackets, used)
 
     chain_pieces = render(list(range(k)))
     noise_pieces: list[Piece] = []

@@ -3,9 +3,12 @@
 - ``sentence-shuffle``: the story's sentences in a new order; labels unchanged.
 - ``word-permute``: ``q`` permutations of the story's words per story, each a derangement
   (no word keeps its position); labels unchanged. Row ids get a ``::perm<j>`` suffix.
-- ``gender-swap``: every person gets a name of the other gender, every gendered word
-  (relation words from the KB, their plurals, pronouns) flips, and the target is relabelled
-  to the other-gender word of the same predicate.
+- ``gender-swap``: every person gets a name of the other gender and the target is
+  relabelled to the other-gender word of the same predicate. A generated story (its JSONL
+  records and ``config.json`` beside the CSV) is re-rendered through its templates with
+  every gender flipped: pronoun and gendered-word slots follow the new genders, and only
+  the literal relation words flip by the word map. Other stories (released data) are
+  rewritten word by word: relation words, their plurals, pronouns and a few gendered nouns.
 - ``entity-rename``: every person gets a fresh name of the same gender, unused in the story
   and, where possible, in the training split; labels unchanged.
 
@@ -13,15 +16,21 @@ Every probe is seeded per story, so a probe file is the same on every run.
 """
 from __future__ import annotations
 
+import json
 import random
 import re
 from dataclasses import replace
+from pathlib import Path
 from typing import Callable, Sequence
 
 from clutrr.io.csv_format import StoryRow, split_f_comb
 from clutrr.errors import UsageError
 from clutrr.core.kb import GENDERS, KB
 from clutrr.core.names import load_names
+from clutrr.render.amt_templates import SPELLINGS
+from clutrr.render.statements import plural
+from clutrr.render.stitching import mention
+from clutrr.render.templates import Template, load_bank
 
 KINDS = ("sentence-shuffle", "word-permute", "gender-swap", "entity-rename")
 PERM_SEP = "::perm"
@@ -117,21 +126,26 @@ def _fresh_names(row: StoryRow, gender_of: Callable[[str], str], avoid: set[str]
     return mapping
 
 
-def _plural(word: str) -> str:
-    if word == "wife":
-        return "wives"
-    head, sep, rest = word.partition("-")
-    return f"{head}s{sep}{rest}" if sep else word + "s"
+def relation_word_map(kb: KB) -> dict[str, str]:
+    """Every relation word of the KB, its plural, aliases and common misspellings (lower case)
+    -> its other-gender counterpart, both ways."""
+    pairs = []
+    for p in kb.predicates:
+        male, female = p.words
+        pairs += [(male, female), (plural(male), plural(female))]
+    for alias, word in {**SPELLINGS, **kb.aliases}.items():
+        if word in kb.word_index:
+            pairs.append((alias, _flip_word(kb, word)))
+    out = {}
+    for m, f in pairs:
+        out.setdefault(m, f)
+        out.setdefault(f, m)
+    return out
 
 
 def gender_word_map(kb: KB) -> dict[str, str]:
     """Every gendered word (lower case) -> its other-gender counterpart, both ways; not "her"."""
-    pairs = list(_EXTRA_PAIRS)
-    for p in kb.predicates:
-        male, female = p.words
-        pairs += [(male, female), (_plural(male), _plural(female))]
-    for alias, word in kb.aliases.items():
-        pairs.append((alias, _flip_word(kb, word)))
+    pairs = list(_EXTRA_PAIRS) + list(relation_word_map(kb).items())
     out = {}
     for m, f in pairs:
         out.setdefault(m, f)
@@ -212,8 +226,111 @@ def _rewrite(row: StoryRow, names: dict[str, str], text: _TextMapper, atom: Call
     )
 
 
-def gender_swap(row: StoryRow, seed: int, kb: KB) -> list[StoryRow]:
-    """Every person's gender flipped, with names, gendered words and the label to match."""
+class Rerenderer:
+    """Re-renders generated stories through their templates, with new names and genders.
+
+    Built from the JSONL records beside a CSV and the banks named in the dataset's
+    ``config.json``. A template from a slot bank flips only its literal relation words; one
+    from an AMT file (literal pronouns) flips every gendered word by the word map.
+    """
+
+    def __init__(self, records: dict[str, dict], templates: dict[str, Template], brackets: bool, kb: KB) -> None:
+        self.records, self.templates, self.brackets = records, templates, brackets
+        self.relation_words = _TextMapper({}, relation_word_map(kb))
+        self.all_words = _TextMapper({}, gender_word_map(kb))
+        self.rendered = 0
+        self._flipped: dict[str, tuple] = {}
+
+    @classmethod
+    def beside(cls, csv_path: str | Path, kb: KB) -> "Rerenderer | None":
+        """The re-renderer of a generated CSV, or None when its JSONL records, its
+        ``config.json`` or one of the banks it names cannot be read."""
+        csv_path = Path(csv_path)
+        jsonl, config = csv_path.with_suffix(".jsonl"), csv_path.parent / "config.json"
+        if not jsonl.is_file() or not config.is_file():
+            return None
+        try:
+            spec = json.loads(config.read_text(encoding="utf-8"))["spec"]["config"]
+            records = {}
+            with open(jsonl, encoding="utf-8") as fh:
+                for line in fh:
+                    rec = json.loads(line)
+                    records[rec["id"]] = rec
+            templates: dict[str, Template] = {}
+            for source in (spec.get("fallback_templates", "paraphrase"), spec["templates"]):
+                if source == "none":
+                    continue
+                for where in (source, str(csv_path.parent / source)):
+                    try:
+                        templates.update((t.id, t) for t in load_bank(where).templates())
+                        break
+                    except (OSError, ValueError):
+                        continue
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+        return cls(records, templates, bool(spec.get("brackets", True)), kb)
+
+    def _parts(self, t: Template) -> tuple:
+        hit = self._flipped.get(t.id)
+        if hit is None:
+            mapper = self.all_words if t.source.endswith(".json") else self.relation_words
+            hit = self._flipped[t.id] = tuple(mapper(p) if isinstance(p, str) else p for p in t.compiled())
+        return hit
+
+    def _render(self, template_id: str, people: list[int], names: list[str], genders: list[int],
+                flip: bool) -> str | None:
+        t = self.templates.get(template_id)
+        if t is None:
+            return None
+        if not flip:
+            return t.render([mention(names[p], self.brackets) for p in people], [genders[p] for p in people])
+        out = []
+        for part in self._parts(t):
+            if isinstance(part, str):
+                out.append(part)
+            elif part[1] is None:
+                out.append(mention(names[people[part[0]]], self.brackets))
+            else:
+                out.append(part[1][genders[people[part[0]]]])
+        return "".join(out)
+
+    def _texts(self, rec: dict, names: list[str], genders: list[int], flip: bool) -> dict | None:
+        edges = rec["edges"]
+        pieces = []
+        for p in rec["pieces"]:
+            people = [edges[p["edges"][0]]["head"]] + [edges[e]["tail"] for e in p["edges"]]
+            text = self._render(p["template"], people, names, genders, flip)
+            if text is None:
+                return None
+            pieces.append((p["edges"], text))
+        target = self._render(rec["target_template"], list(rec["query"]), names, genders, flip)
+        if target is None:
+            return None
+        chain = sorted((e, t) for e, t in pieces if max(e) < rec["k"])
+        return {"story": " ".join(t for _, t in pieces), "clean_story": " ".join(t for _, t in chain),
+                "text_target": [target]}
+
+    def swap(self, row: StoryRow, names: dict[str, str]) -> dict | None:
+        """The story, clean story and target text of ``row`` re-rendered with every gender
+        flipped and every name replaced by ``names``; None when the row has no record or
+        its record does not re-render to the row's own text."""
+        rec = self.records.get(row.id)
+        if rec is None:
+            return None
+        old = [p["name"] for p in rec["people"]]
+        genders = [GENDERS.index(p["gender"]) for p in rec["people"]]
+        same = self._texts(rec, old, genders, False)
+        if same is None or same["story"] != row.story or same["clean_story"] != row.clean_story:
+            return None
+        texts = self._texts(rec, [names.get(n, n) for n in old], [1 - g for g in genders], True)
+        if texts is not None:
+            self.rendered += 1
+        return texts
+
+
+def gender_swap(row: StoryRow, seed: int, kb: KB, rerender: Rerenderer | None = None) -> list[StoryRow]:
+    """Every person's gender flipped, with names, gendered words and the label to match;
+    re-rendered through the story's templates when ``rerender`` knows the row."""
     other = {GENDERS[0]: GENDERS[1], GENDERS[1]: GENDERS[0]}
     names = _fresh_names(row, other.__getitem__, set(), _rng("gender-swap", seed, row))
     words = gender_word_map(kb)
@@ -229,6 +346,9 @@ def gender_swap(row: StoryRow, seed: int, kb: KB) -> list[StoryRow]:
         f_comb="-".join(_flip_word(kb, w) for w in split_f_comb(row.f_comb, set(kb.word_index))),
         edge_types=[_flip_word(kb, w) if w else w for w in row.edge_types],
     )
+    texts = rerender.swap(row, names) if rerender is not None else None
+    if texts is not None:
+        new = replace(new, **texts)
     tail_gender = dict(new.genders)[new.query[1]]
     if kb.parse_word(new.target)[1] != GENDERS.index(tail_gender):
         raise UsageError(f"row {row.id}: target {row.target!r} does not match the gender of {row.query[1]}")
@@ -243,8 +363,9 @@ def entity_rename(row: StoryRow, seed: int, avoid: set[str]) -> list[StoryRow]:
 
 
 def make_probe(kind: str, rows: Sequence[StoryRow], kb: KB, seed: int = 0, q: int = 5,
-               avoid_names: set[str] | None = None) -> list[StoryRow]:
-    """The probe rows of ``kind`` for ``rows``; raises UsageError for an unknown kind."""
+               avoid_names: set[str] | None = None, rerender: Rerenderer | None = None) -> list[StoryRow]:
+    """The probe rows of ``kind`` for ``rows``; raises UsageError for an unknown kind.
+    ``rerender`` (gender-swap) re-renders generated stories through their templates."""
     if kind not in KINDS:
         raise UsageError(f"unknown probe kind {kind!r} (choose from {', '.join(KINDS)})")
     for r in rows:
@@ -253,7 +374,7 @@ def make_probe(kind: str, rows: Sequence[StoryRow], kb: KB, seed: int = 0, q: in
     build: Callable[[StoryRow], list[StoryRow]] = {
         "sentence-shuffle": lambda r: sentence_shuffle(r, seed),
         "word-permute": lambda r: word_permute(r, seed, q),
-        "gender-swap": lambda r: gender_swap(r, seed, kb),
+        "gender-swap": lambda r: gender_swap(r, seed, kb, rerender),
         "entity-rename": lambda r: entity_rename(r, seed, avoid_names or set()),
     }[kind]
     return [p for r in rows for p in build(r)]

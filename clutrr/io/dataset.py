@@ -13,6 +13,7 @@ import json
 import os
 import shutil
 import sys
+import tempfile
 from collections import Counter
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -27,7 +28,9 @@ from clutrr.errors import UsageError
 from clutrr.io import manifest as mf
 from clutrr.io.dedupe import PatternCounts, StoryHashes, bucket_count, hash_records
 from clutrr.io.formats import open_shard, rewrite_shard
-from clutrr.io.rows import RowFailure, Task, TaskContext, TaskResult, fault_from_env, prepare, run_task
+from clutrr.io.rows import (RowFailure, Task, TaskContext, TaskResult, add_counts, fault_from_env, prepare, run_task,
+                            text_measures)
+from clutrr.render.measures import text_summary
 from clutrr.io.shards import LogicalFile, Shard, blocks, plan_shards
 from clutrr.io.staging import PARTIAL_STAMP, partial_dir, replace_dir, staging_dir
 
@@ -226,6 +229,7 @@ def _write_shard(shard: Shard, ctx: TaskContext, work: Path, results, bar) -> No
     _, hash_path, pattern_path = mf.part_paths(work, shard)
     labels: Counter = Counter()
     heldout = heldout_in_train = 0
+    text: dict = {}
     with open(hash_path, "wb") as fh_hash, open(pattern_path, "w", encoding="utf-8") as fh_pat:
         rows = 0
         while rows < shard.rows:
@@ -237,11 +241,12 @@ def _write_shard(shard: Shard, ctx: TaskContext, work: Path, results, bar) -> No
             labels.update(result.labels)
             heldout += result.heldout
             heldout_in_train += result.heldout_in_train
+            add_counts(text, result.text)
             rows += result.rows
             bar.update(result.rows)
     for w in writers.values():
         w.close()
-    mf.write_part(work, shard, ctx.formats, labels, heldout, heldout_in_train)
+    mf.write_part(work, shard, ctx.formats, labels, heldout, heldout_in_train, text)
 
 
 def _assemble(engine: Engine, ctx: TaskContext, spec: DatasetSpec, shards: list[Shard], work: Path) -> dict:
@@ -254,10 +259,12 @@ def _assemble(engine: Engine, ctx: TaskContext, spec: DatasetSpec, shards: list[
     labels = {f.number: Counter() for f in files}
     heldout = Counter()
     heldout_in_train = 0
+    text: dict = {}
     sha: dict[str, dict[str, str]] = {}
     for s in shards:
         part = mf.read_part(work, s, ctx.formats)
         sha[s.name] = part["sha256"]
+        add_counts(text, part["text"])
         labels[s.file.number].update(part["labels"])
         heldout[s.file.number] += part["heldout"]
         heldout_in_train += part["heldout_in_train"]
@@ -289,6 +296,7 @@ def _assemble(engine: Engine, ctx: TaskContext, spec: DatasetSpec, shards: list[
                 labels[f].update({w: sign * n for w, n in r.labels.items()})
                 heldout[f] += sign * r.heldout
                 heldout_in_train += sign * r.heldout_in_train
+                add_counts(text, r.text, sign)
                 patterns.add(f, r.patterns, sign)
         for fmt, name in mf.shard_files(shard, ctx.formats).items():
             rewrite_shard(work / name, fmt, shard.start, _by_row(new))
@@ -297,10 +305,10 @@ def _assemble(engine: Engine, ctx: TaskContext, spec: DatasetSpec, shards: list[
     (work / "manifest.json").write_text(json.dumps({"generator": "clutrr", "version": __version__, "seed": spec.seed,
                                                     "files": entries}, indent=1) + "\n", encoding="utf-8")
     file_patterns, split_patterns = patterns.summarise([f.split for f in files], TOP_PATTERNS)
-    templates = next(engine.imap(template_split, ctx, [spec]))  # computed where the templates are loaded
+    templates, bank_text = next(engine.imap(bank_summaries, ctx, [spec]))  # where the templates are loaded
     return _config(spec, ctx, files, shards, labels, heldout, file_patterns, split_patterns,
                    {"duplicate_stories": 0, "duplicates_replaced": replaced, "rows_replaced": len(attempts),
-                    "heldout_patterns_in_train": heldout_in_train}, templates)
+                    "heldout_patterns_in_train": heldout_in_train}, templates, {**bank_text, **text_measures(text)})
 
 
 def _resolve_duplicates(engine: Engine, ctx: TaskContext, hashes: StoryHashes) -> tuple[dict[int, int], dict]:
@@ -361,7 +369,7 @@ def _file_of(files: list[LogicalFile], g: int) -> LogicalFile:
     return files[lo]
 
 
-def _config(spec, ctx, files, shards, labels, heldout, file_patterns, split_patterns, checks, templates) -> dict:
+def _config(spec, ctx, files, shards, labels, heldout, file_patterns, split_patterns, checks, templates, text) -> dict:
     by_split: dict[str, dict] = {}
     out_files = {}
     for f in files:
@@ -378,13 +386,20 @@ def _config(spec, ctx, files, shards, labels, heldout, file_patterns, split_patt
         "spec": _spec_dict(spec), "formats": list(ctx.formats),
         "files": out_files,
         "templates": templates,
+        "text": text,
         "splits": {s: {"rows": a["rows"], "labels": dict(sorted((w, n) for w, n in a["labels"].items() if n)),
                        "distinct_patterns": split_patterns.get(s, 0)} for s, a in by_split.items()},
         "checks": checks,
     }
 
 
-def template_split(ctx: TaskContext, spec: DatasetSpec) -> dict:
+def bank_summaries(ctx: TaskContext, spec: DatasetSpec) -> tuple[dict, dict]:
+    """The template holdout and the text section's bank facts (its measures come from the rows)."""
+    with tempfile.TemporaryDirectory() as empty:  # no records: the measures are summed from the workers' tallies
+        return template_split(spec), text_summary(spec.config, spec.seed, empty)
+
+
+def template_split(spec: DatasetSpec) -> dict:
     """The template holdout: which templates each split may use (test ids listed)."""
     parts = banks(spec.config, spec.seed)
     return {

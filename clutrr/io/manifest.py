@@ -35,12 +35,13 @@ def part_paths(work: Path, shard: Shard) -> tuple[Path, Path, Path]:
 
 
 def write_part(work: Path, shard: Shard, formats: tuple[str, ...], labels: Counter, heldout: int,
-               heldout_in_train: int) -> None:
+               heldout_in_train: int, text: dict) -> None:
     """Record a finished shard (its files must be closed)."""
     record = {
         "shard": shard.name, "rows": shard.rows,
         "sha256": {fmt: sha256_file(work / name) for fmt, name in shard_files(shard, formats).items()},
         "labels": dict(sorted(labels.items())), "heldout": heldout, "heldout_in_train": heldout_in_train,
+        "text": text,
     }
     path = part_paths(work, shard)[0]
     tmp = path.with_name(path.name + ".tmp")

@@ -20,6 +20,7 @@ from clutrr.core.generator import GenerationError, GeneratorConfig, banks, make_
 from clutrr.core.kb import load_kb
 from clutrr.io.csv_format import row_fields
 from clutrr.io.shards import LogicalFile
+from clutrr.render.measures import TextTally
 
 FAULT_ENV = "CLUTRR_FAULT_ONCE"
 
@@ -58,6 +59,7 @@ class TaskResult:
     patterns: Counter = field(default_factory=Counter)
     heldout: int = 0  # rows whose pattern is held out of training
     heldout_in_train: int = 0
+    text: dict = field(default_factory=dict)  # the counts of a TextTally over the rows
 
     @property
     def rows(self) -> int:
@@ -116,6 +118,7 @@ def run_task(ctx: TaskContext, task: Task) -> TaskResult:
     f = ctx.files[task.file]
     out = TaskResult(task)
     line = CsvLine()
+    tally = None  # made after the first example, so a bad KB is reported as such
     attempts = task.attempts or (0,) * len(task.positions)
     for pos, attempt in zip(task.positions, attempts):
         k, index = f.example_of(pos)
@@ -130,9 +133,40 @@ def run_task(ctx: TaskContext, task: Task) -> TaskResult:
         if "parquet" in ctx.formats:
             out.records.append(ex.record)
         out.hashes.append(story_hash(ex.row.story))
+        tally = tally or TextTally(banks(ctx.config, ctx.seed))
+        tally.add(ex.record)
         out.labels[ex.row.target] += 1
         out.heldout += bool(ex.record["pattern_heldout"])
         out.patterns[ex.row.f_comb] += 1
         # checked independently of the generator's own flag
         out.heldout_in_train += f.split == "train" and pattern_heldout(ex.row.f_comb, k, ctx.seed, ctx.config.holdout)
+    out.text = tally_counts(tally) if tally else {}
     return out
+
+
+_NOT_COUNTS = ("banks", "_own")
+
+
+def tally_counts(tally: TextTally) -> dict:
+    """The additive counts of a text tally (what a worker sends back)."""
+    return {k: dict(v) if isinstance(v, dict) else v for k, v in vars(tally).items() if k not in _NOT_COUNTS}
+
+
+def add_counts(total: dict, counts: dict, sign: int = 1) -> None:
+    """Add ``sign`` times ``counts`` (from :func:`tally_counts`, possibly read back from JSON) to ``total``."""
+    for name, value in counts.items():
+        if isinstance(value, dict):
+            into = total.setdefault(name, {})
+            for key, n in value.items():
+                key = int(key) if isinstance(key, str) and key.isdigit() else key
+                into[key] = into.get(key, 0) + sign * n
+        else:
+            total[name] = total.get(name, 0) + sign * value
+
+
+def text_measures(counts: dict) -> dict:
+    """The text measures of ``config.json`` from summed tally counts."""
+    tally = TextTally({})
+    for name, value in counts.items():
+        setattr(tally, name, value)
+    return tally.summary()

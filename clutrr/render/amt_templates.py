@@ -1,11 +1,12 @@
 """Templates in the original CLUTRR AMT placeholder format.
 
 A file is JSON ``{f_comb: {gender_comb: [template, ...]}}``: ``f_comb`` is the clause's
-relation words joined by "-" (niece may be spelled "neice"), ``gender_comb`` the genders
-of the clause's entities in chain order joined by "-", and a template names entity ``i``
-as ``ENT_{i}_{gender}``. Entity 0 is our ``{A}``, entity 1 ``{B}``, and so on; the
-gender of entity 0 becomes the template's gender key, and a text given for both genders
-of entity 0 becomes one ``any`` template.
+relation words joined by "-" (common misspellings, "neice", "grandaughter", are read as
+the word), ``gender_comb`` the genders of the clause's entities in chain order joined by
+"-", and a template names entity ``i`` as ``ENT_{i}_{gender}``. Entity 0 is our ``{A}``,
+entity 1 ``{B}``, and so on; the gender of entity 0 becomes the template's gender key, and
+a text given for both genders of entity 0 becomes one ``any`` template. Texts are kept as
+written; rendering repairs tokenised spacing and a missing full stop.
 
 A pair ``X.train.json`` / ``X.test.json`` is a fixed template holdout (see
 :func:`amt_pair`).
@@ -20,7 +21,7 @@ from clutrr.core.kb import GENDERS, load_kb
 from clutrr.render.templates import Template, template_id
 
 ENTITY = re.compile(r"ENT_(\d+)_([A-Za-z]+)")
-SPELLINGS = {"neice": "niece"}
+SPELLINGS = {"neice": "niece", "grandaughter": "granddaughter", "daugther": "daughter"}  # read as the word
 
 
 class AmtFormatError(ValueError):

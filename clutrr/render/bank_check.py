@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import random
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import combinations
@@ -24,9 +25,10 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from clutrr.render.amt_templates import amt_pair, read_amt
+from clutrr.render.amt_templates import SPELLINGS, amt_pair, read_amt
 from clutrr.core.family import FamilyConfig, sample_family
 from clutrr.core.kb import GENDERS, KB, load_kb
+from clutrr.render.statements import Facts, Flag, analyse, lexicon, normalise, text_flags, tokenize
 from clutrr.render.templates import (GENDER_KEYS, SLOT, SlotError, Template, bank_paths, slot_forms, split_clause,
                                      template_id)
 
@@ -40,13 +42,15 @@ PRONOUNS = {
 HEDGED_PAIRS = (("he", "she"), ("him", "her"), ("his", "her"), ("himself", "herself"), ("man", "woman"),
                 ("boy", "girl"))
 ENTITY_TOKEN = "ent"
+MISSPELLED = re.compile(r"(?<![a-z])(?:" + "|".join(SPELLINGS) + r")(?![a-z])")
 WORLD_FAMILIES = 60
 
 TARGETS = {
     "k1_per_gender": 40,
     "k2_per_gender": 15,
-    "k3_per_clause": 5,
-    "total": 3000,
+    "k3_per_clause": 8,
+    "k3_clauses": 150,
+    "total": 6000,
     "jaccard_unigram": 0.20,
     "jaccard_bigram": 0.09,
     "unique_words": 3600,
@@ -73,23 +77,60 @@ class KStats:
     unique_words: int
     jaccard_unigram: float
     jaccard_bigram: float
+    flagged: int = 0
 
 
 @dataclass
 class Report:
-    """The outcome of checking a bank."""
+    """The outcome of checking a bank: ``errors`` make it unusable as it is (a file that does
+    not read); ``flags`` mark templates the generator drops (unless the flag says repaired)."""
 
     entries: list[Entry]
-    problems: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    flags: list[tuple[Entry, Flag]] = field(default_factory=list)
     stats: dict[int, KStats] = field(default_factory=dict)
     unique_words: int = 0
     unmet: list[str] = field(default_factory=list)
     counts: dict[tuple[str, ...], dict[str, int]] = field(default_factory=dict)
 
     @property
+    def problems(self) -> list[str]:
+        """Errors, then one line per flag: ``where: clause [gender]: rule N (...): message: «span»``."""
+        return self.errors + [flag_line(e, f) for e, f in self.flags]
+
+    @property
+    def dropped(self) -> set[str]:
+        """Ids of the templates the generator drops."""
+        return {e.template.id for e, f in self.flags if f.drops}
+
+    def by_rule(self) -> dict[str, int]:
+        """Dropped templates per rule (a template counts once per rule it breaks)."""
+        pairs = {(e.template.id, f.rule) for e, f in self.flags if f.drops}
+        return dict(sorted(Counter(r for _, r in pairs).items(), key=lambda kv: _rule_order(kv[0])))
+
+    @property
+    def repaired(self) -> set[str]:
+        """Ids of templates whose only flags are repaired when rendered."""
+        return {e.template.id for e, f in self.flags if not f.drops} - self.dropped
+
+    def by_file(self) -> dict[str, int]:
+        """Dropped templates per file."""
+        ids = {e.template.id: e.template.source for e, f in self.flags if f.drops}
+        return dict(sorted(Counter(ids.values()).items()))
+
+    @property
     def ok(self) -> bool:
-        """No problems and every checked target met."""
-        return not self.problems and not self.unmet
+        """No errors, no flags and every checked target met."""
+        return not self.errors and not self.flags and not self.unmet
+
+
+def _rule_order(rule: str) -> tuple[int, str]:
+    return (0, rule.zfill(2)) if rule.isdigit() else (1, rule)
+
+
+def flag_line(e: Entry, f: Flag) -> str:
+    """One flag as printed."""
+    return f"{e.where}: {'-'.join(e.template.clause)} [{e.template.gender}]: {f}"
 
 
 def _slot_text(m: re.Match, both: bool) -> str:
@@ -295,66 +336,104 @@ def _names_word(text: str, word: str) -> bool:
 # --- checks -----------------------------------------------------------------------------
 
 
-def _placeholder_problems(text: str, n_entities: int) -> list[str]:
+def _placeholder_flags(text: str, n_entities: int) -> list[Flag]:
     out = []
     wanted = {chr(65 + i) for i in range(n_entities)}
     for m in BRACED.finditer(text):
         slot = SLOT.fullmatch(m.group(0))
         if slot is None or slot.group(1) not in wanted:
-            out.append(f"placeholder {m.group(0)} is not one of the clause's entities")
+            out.append(Flag("1", f"placeholder {m.group(0)} is not one of the clause's entities", m.group(0)))
         elif slot.group(2) is not None:
             try:
                 slot_forms(slot.group(2))
             except SlotError as exc:
-                out.append(str(exc).replace("{X.", "{" + slot.group(1) + "."))
-    if BRACED.sub("", text).count("{") or BRACED.sub("", text).count("}"):
-        out.append("stray brace")
+                out.append(Flag("format", str(exc).replace("{X.", "{" + slot.group(1) + "."), m.group(0)))
+    rest = BRACED.sub("", text)
+    if "{" in rest or "}" in rest:
+        out.append(Flag("format", "stray brace", text[-40:]))
     missing = sorted(wanted - set(PLACEHOLDER.findall(text)))
     if missing:
-        out.append(f"does not mention {', '.join('{' + m + '}' for m in missing)}")
+        out.append(Flag("1", f"does not mention {', '.join('{' + m + '}' for m in missing)}", text[:40]))
     return out
 
 
-def template_problems(kb: KB, t: Template, kb_name: str = "kinship") -> list[str]:
-    """Every problem of one template (empty when it is fine)."""
-    if not t.text.strip():
-        return ["empty template"]
-    unknown = [w for w in t.clause if w not in kb.word_index]
-    if unknown:
-        return [f"{', '.join(unknown)} is not a relation word of KB {kb.name}"]
-    if not 1 <= len(t.clause) <= 3:
-        return [f"a clause has 1 to 3 facts, not {len(t.clause)}"]
-    out = _placeholder_problems(t.text, len(t.clause) + 1)
-    heads = clause_heads(kb, t.clause, kb_name)
-    if not heads:
-        out.append("this walk never occurs in a family (not a valid clause)")
-    elif t.gender != "any" and t.gender not in heads:
-        out.append(f"the first person of this clause cannot be {t.gender}")
+def _word_flags(kb: KB, t: Template, lowered: str, literal: str) -> list[Flag]:
+    """Word-level checks: pronouns of a gender nobody has, hedged genders, a many-sense
+    relation stated by one sense, the implied relation named."""
+    out = []
     known = {GENDERS[kb.parse_word(w)[1]] for w in t.clause}
     if t.gender != "any":
         known.add(t.gender)
-    lowered = SLOT.sub(lambda m: _slot_text(m, True) if m.group(2) else " ", t.text).lower()
-    literal = SLOT.sub(" ", t.text).lower()
     for gender, pattern in PRONOUNS.items():
         m = pattern.search(literal)
         if m and gender not in known:
-            out.append(f"pronoun {m.group(0)!r} but no entity is known to be {gender}")
+            out.append(Flag("4", f"pronoun {m.group(0)!r} but no entity is known to be {gender}", m.group(0)))
     hedge = hedge_pattern(tuple(p.words for p in kb.predicates)).search(literal)
     if hedge:
-        out.append(f"hedges the gender ({hedge.group(0)!r}): write male/female templates instead")
+        out.append(Flag("2", "hedges the gender: write male/female templates or a slot", hedge.group(0)))
     for word in t.clause:
         pred = kb.predicates[kb.parse_word(word)[0]]
         if pred.definition and "|" in pred.definition:
             named = set(pred.words) | (set(kb.predicates[pred.inverse].words) if pred.inverse >= 0 else set())
             spaced = lowered.replace(" in law", "-in-law")
             if not any(_names_word(spaced, w) for w in named):
-                out.append(f"states {word!r} without naming it: a description may fit only one of its senses")
+                out.append(Flag("6", f"states {word!r} without naming it: a description may fit only one of its "
+                                     "senses", t.text[:40]))
     if len(t.clause) >= 2:
         implied = implied_word(kb, t.clause)
         if implied is not None:
             word = kb.word(*implied)
             if word not in fact_words(kb, t) and _names_word(lowered, word):
-                out.append(f"names the implied relation: {word!r}")
+                out.append(Flag("6", f"names the implied relation: {word!r}", word))
+    return out
+
+
+def _reading_flags(kb: KB, t: Template, slot_bank: bool) -> list[Flag]:
+    """Flags of the statements and prose, over every gender A may have; a flag found for one
+    gender only says so."""
+    text = normalise(t.text)
+    heads = (0, 1) if t.gender == "any" else (GENDERS.index(t.gender),)
+    lex = lexicon(kb)
+    found: dict[Flag, set[int]] = {}
+    for g in heads:
+        facts = Facts.of(kb, t.clause, g)
+        toks = tokenize(text, facts.genders)
+        for f in analyse(toks, facts, text)[1]:
+            found.setdefault(f, set()).add(g)
+    out = text_flags(t.text, tokenize(t.text, Facts.of(kb, t.clause, heads[0]).genders), slot_bank, lex)
+    for f, gs in found.items():
+        if len(gs) < len(heads):
+            f = Flag(f.rule, f"{f.message} (when {{A}} is {GENDERS[next(iter(gs))]})", f.span, f.drops)
+        out.append(f)
+    return out
+
+
+def _respelled(text: str) -> str:
+    """Common misspellings of relation words ("neice") read as the word."""
+    return MISSPELLED.sub(lambda m: SPELLINGS[m.group(0)], text)
+
+
+def template_flags(kb: KB, t: Template, kb_name: str = "kinship") -> list[Flag]:
+    """Every flag of one template (empty when it follows the rules the checker can see)."""
+    if not t.text.strip():
+        return [Flag("format", "empty template", "")]
+    unknown = [w for w in t.clause if w not in kb.word_index]
+    if unknown:
+        return [Flag("format", f"{', '.join(unknown)} is not a relation word of KB {kb.name}", "-".join(t.clause))]
+    if not 1 <= len(t.clause) <= 3:
+        return [Flag("format", f"a clause has 1 to 3 facts, not {len(t.clause)}", "-".join(t.clause))]
+    out = _placeholder_flags(t.text, len(t.clause) + 1)
+    heads = clause_heads(kb, t.clause, kb_name)
+    if not heads:
+        out.append(Flag("format", "this walk never occurs in a family (not a valid clause)", "-".join(t.clause)))
+    elif t.gender != "any" and t.gender not in heads:
+        out.append(Flag("format", f"the first person of this clause cannot be {t.gender}", t.gender))
+    if any(f.rule in ("1", "format") for f in out):
+        return out
+    lowered = _respelled(SLOT.sub(lambda m: _slot_text(m, True) if m.group(2) else " ", t.text).lower())
+    literal = SLOT.sub(" ", t.text).lower()
+    out += _word_flags(kb, t, lowered, literal)
+    out += _reading_flags(kb, t, not t.source.endswith(".json"))
     return out
 
 
@@ -366,29 +445,44 @@ def _mean(values: list[float]) -> float:
     return sum(values) / len(values) if values else 0.0
 
 
+def clause_jaccard(texts: list[str]) -> tuple[float, float] | None:
+    """Mean unigram and bigram Jaccard over all pairs of ``texts`` (None for fewer than two)."""
+    if len(texts) < 2:
+        return None
+    toks = [tokens(t) for t in texts]
+    unis = [frozenset(tk) for tk in toks]
+    bis = [frozenset(zip(tk, tk[1:])) for tk in toks]
+    pairs = list(combinations(range(len(texts)), 2))
+    return (sum(jaccard(unis[i], unis[j]) for i, j in pairs) / len(pairs),
+            sum(jaccard(bis[i], bis[j]) for i, j in pairs) / len(pairs))
+
+
 def _measure(report: Report) -> None:
+    """Counts and diversity of the templates the generator would use (flagged ones left out)."""
+    dropped = report.dropped
+    flagged: Counter = Counter(len(e.template.clause) for e in report.entries if e.template.id in dropped)
     by_clause: dict[tuple[str, ...], list[Template]] = {}
     for e in report.entries:
-        by_clause.setdefault(e.template.clause, []).append(e.template)
+        if e.template.id not in dropped:
+            by_clause.setdefault(e.template.clause, []).append(e.template)
     vocab_all: set[str] = set()
-    for k in sorted({len(c) for c in by_clause}):
+    for k in sorted({len(e.template.clause) for e in report.entries}):
         clauses = {c: ts for c, ts in by_clause.items() if len(c) == k}
+        if not clauses:
+            report.stats[k] = KStats(k, 0, 0, 0, "-", 0, 0.0, 0.0, flagged[k])
+            continue
         vocab: set[str] = set()
         uni_scores, bi_scores = [], []
         for ts in clauses.values():
-            toks = [tokens(t.text) for t in ts]
-            vocab.update(w for tk in toks for w in tk if not is_entity_token(w))
-            if len(ts) < 2:
-                continue
-            unis = [frozenset(tk) for tk in toks]
-            bis = [frozenset(zip(tk, tk[1:])) for tk in toks]
-            pairs = list(combinations(range(len(ts)), 2))
-            uni_scores.append(sum(jaccard(unis[i], unis[j]) for i, j in pairs) / len(pairs))
-            bi_scores.append(sum(jaccard(bis[i], bis[j]) for i, j in pairs) / len(pairs))
+            vocab.update(w for t in ts for w in tokens(t.text) if not is_entity_token(w))
+            scores = clause_jaccard([t.text for t in ts])
+            if scores is not None:
+                uni_scores.append(scores[0])
+                bi_scores.append(scores[1])
         min_clause = min(clauses, key=lambda c: (len(clauses[c]), c))
         report.stats[k] = KStats(
             k, len(clauses), sum(len(ts) for ts in clauses.values()), len(clauses[min_clause]), "-".join(min_clause),
-            len(vocab), _mean(uni_scores), _mean(bi_scores),
+            len(vocab), _mean(uni_scores), _mean(bi_scores), flagged[k],
         )
         vocab_all |= vocab
     report.unique_words = len(vocab_all)
@@ -415,11 +509,11 @@ def _targets(report: Report, kb: KB, kb_name: str) -> None:
             n = _per_gender(counts, g)
             if n < need["k2_per_gender"]:
                 report.unmet.append(f"k=2 {'-'.join(clause)} (A {g}): {n} templates, need {need['k2_per_gender']}")
-    k3 = {c: n for c, n in report.counts.items() if len(c) == 3}
-    if not k3:
-        report.unmet.append("k=3: no clauses")
-    for clause, counts in k3.items():
-        n = sum(counts.values())
+    k3 = {c: sum(n.values()) for c, n in report.counts.items() if len(c) == 3}
+    full = sum(n >= need["k3_per_clause"] for n in k3.values())
+    if full < need["k3_clauses"]:
+        report.unmet.append(f"k=3: {full} clauses with >= {need['k3_per_clause']} templates, need {need['k3_clauses']}")
+    for clause, n in k3.items():
         if n < need["k3_per_clause"]:
             report.unmet.append(f"k=3 {'-'.join(clause)}: {n} templates, need {need['k3_per_clause']}")
     total = sum(s.templates for s in report.stats.values())
@@ -434,22 +528,26 @@ def _targets(report: Report, kb: KB, kb_name: str) -> None:
         report.unmet.append(f"unique words: {report.unique_words}, need {need['unique_words']}")
 
 
-def check_entries(entries: list[Entry], kb_name: str = "kinship", targets: bool = True) -> Report:
-    """Check and measure already-read entries."""
+def flag_entries(entries: list[Entry], kb_name: str = "kinship") -> list[tuple[Entry, Flag]]:
+    """Every flag of every entry, a repeated text (same clause) flagged where it repeats."""
     kb = load_kb(kb_name)
-    report = Report(list(entries))
+    out: list[tuple[Entry, Flag]] = []
     seen: dict[tuple[tuple[str, ...], str], str] = {}
     for e in entries:
         t = e.template
-        label = f"{e.where}: {'-'.join(t.clause)} [{t.gender}]"
-        snippet = t.text if len(t.text) <= 60 else t.text[:57] + "..."
-        for problem in template_problems(kb, t, kb_name):
-            report.problems.append(f"{label}: {problem}: \"{snippet}\"")
+        out += [(e, f) for f in template_flags(kb, t, kb_name)]
         key = (t.clause, _normal(t.text))
         if key in seen:
-            report.problems.append(f"{label}: duplicate of the template at {seen[key]}: \"{snippet}\"")
+            out.append((e, Flag("8", f"duplicate of the template at {seen[key]}", t.text[:40])))
         else:
             seen[key] = e.where
+    return out
+
+
+def check_entries(entries: list[Entry], kb_name: str = "kinship", targets: bool = True) -> Report:
+    """Check and measure already-read entries."""
+    kb = load_kb(kb_name)
+    report = Report(list(entries), flags=flag_entries(entries, kb_name))
     if entries:
         _measure(report)
         if targets:
@@ -461,19 +559,21 @@ def check_entries(entries: list[Entry], kb_name: str = "kinship", targets: bool 
 
 def check_bank(source: str = "paraphrase", kb_name: str = "kinship", targets: bool = True) -> Report:
     """Read and check the bank ``source`` (see :func:`resolve_files`)."""
-    entries, problems = read_bank(resolve_files(source))
+    entries, errors = read_bank(resolve_files(source))
     report = check_entries(entries, kb_name, targets)
-    report.problems[:0] = problems
+    report.errors[:0] = errors
     return report
 
 
 def format_stats(report: Report) -> list[str]:
     """The statistics table, one line per k and a total."""
-    lines = [f"{'k':>3} {'clauses':>8} {'templates':>10} {'min/clause':>11}  {'(clause)':28} {'unique words':>12} "
-             f"{'Jaccard-1':>9} {'Jaccard-2':>9}"]
+    lines = [f"{'k':>3} {'clauses':>8} {'templates':>10} {'flagged':>8} {'min/clause':>11}  {'(clause)':28} "
+             f"{'unique words':>12} {'Jaccard-1':>9} {'Jaccard-2':>9}"]
     for s in report.stats.values():
-        lines.append(f"{s.k:>3} {s.clauses:>8} {s.templates:>10} {s.min_count:>11}  {s.min_clause[:28]:28} "
-                     f"{s.unique_words:>12} {s.jaccard_unigram:>9.3f} {s.jaccard_bigram:>9.3f}")
-    lines.append(f"{'all':>3} {sum(s.clauses for s in report.stats.values()):>8} "
-                 f"{sum(s.templates for s in report.stats.values()):>10} {'':>11}  {'':28} {report.unique_words:>12}")
+        lines.append(f"{s.k:>3} {s.clauses:>8} {s.templates:>10} {s.flagged:>8} {s.min_count:>11}  "
+                     f"{s.min_clause[:28]:28} {s.unique_words:>12} {s.jaccard_unigram:>9.3f} {s.jaccard_bigram:>9.3f}")
+    stats = report.stats.values()
+    lines.append(f"{'all':>3} {sum(s.clauses for s in stats):>8} {sum(s.templates for s in stats):>10} "
+                 f"{sum(s.flagged for s in stats):>8} {'':>11}  {'':28} {report.unique_words:>12}")
+    lines.append("(templates the generator uses; flagged ones are left out of every measure)")
     return lines

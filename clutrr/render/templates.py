@@ -83,23 +83,39 @@ class Template:
     text: str
     source: str
     parts: tuple = field(default=(), compare=False, repr=False)
+    _plan: tuple = field(default=(), compare=False, repr=False)
 
     def compiled(self) -> tuple:
-        """The text split into literal strings and slots (compiled once, on first use)."""
+        """The text as rendered (:func:`~clutrr.render.statements.normalise`: end punctuation
+        added, tokenised spacing joined) split into literal strings and slots; compiled once."""
         if not self.parts:
-            object.__setattr__(self, "parts", compile_text(self.text))
+            from clutrr.render.statements import normalise
+
+            object.__setattr__(self, "parts", compile_text(normalise(self.text)))
         return self.parts
+
+    def _compile_plan(self) -> tuple:
+        """(leading text, ((entity, forms or None, following text), ...)) for :meth:`render`."""
+        head, slots = "", []
+        for part in self.compiled():
+            if isinstance(part, str):
+                if slots:
+                    slots[-1][2] += part
+                else:
+                    head += part
+            else:
+                slots.append([part[0], part[1], ""])
+        plan = (head, tuple(tuple(s) for s in slots))
+        object.__setattr__(self, "_plan", plan)
+        return plan
 
     def render(self, names: list[str], genders: list[int]) -> str:
         """The text with entity i named ``names[i]`` and gendered by ``genders[i]`` (0 male, 1 female)."""
-        out = []
-        for part in self.compiled():
-            if isinstance(part, str):
-                out.append(part)
-            elif part[1] is None:
-                out.append(names[part[0]])
-            else:
-                out.append(part[1][genders[part[0]]])
+        head, slots = self._plan or self._compile_plan()
+        out = [head]
+        for ent, forms, tail in slots:
+            out.append(names[ent] if forms is None else forms[genders[ent]])
+            out.append(tail)
         return "".join(out)
 
     def fits(self, head_gender: str) -> bool:
@@ -114,12 +130,16 @@ def template_id(clause: tuple[str, ...], gender: str, text: str) -> str:
 
 
 class Bank:
-    """Templates indexed by clause."""
+    """Templates indexed by clause. ``fallback_ids`` are the ids of templates filled in from a
+    fallback bank; ``dropped`` counts the flagged templates left out, per writing rule."""
 
     def __init__(self, templates: list[Template], name: str = "bank",
-                 holdout: tuple["Bank", "Bank"] | None = None) -> None:
+                 holdout: tuple["Bank", "Bank"] | None = None, fallback_ids: frozenset[str] = frozenset(),
+                 dropped: dict[str, int] | None = None) -> None:
         self.name = name
         self.holdout = holdout
+        self.fallback_ids = fallback_ids
+        self.dropped = dropped or {}
         self.by_clause: dict[tuple[str, ...], list[Template]] = {}
         for t in templates:
             self.by_clause.setdefault(t.clause, []).append(t)
@@ -162,7 +182,7 @@ class Bank:
 
 def parse_bank_file(path: Path) -> list[Template]:
     """Read one YAML file of clause blocks."""
-    data = yaml.safe_load(path.read_text(encoding="utf-8")) or []
+    data = yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or []
     if not isinstance(data, list):
         raise ValueError(f"{path}: expected a list of clause blocks")
     out = []

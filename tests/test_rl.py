@@ -1,13 +1,15 @@
-"""The curriculum API: deterministic procedural datasets, answer scoring, difficulty moves."""
+"""The training-loop API: deterministic procedural datasets, answer scoring, rewards, difficulty moves."""
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 
 import pytest
 
 from clutrr.diagnostics.audit import story_tokens
-from clutrr.curriculum import Curriculum, DatasetConfig, make_dataset, score_answer
+from clutrr.rl import Curriculum, DatasetConfig, FileDataset, make_dataset, reward, score_answer
 from clutrr.diagnostics.naive_bayes import MultinomialNB
+from helpers import run_generate
 
 
 def test_dataset_is_deterministic_per_index():
@@ -29,8 +31,8 @@ def test_items_cycle_through_k_and_noise():
     assert [(x["metadata"]["k"], x["metadata"]["noise"]) for x in ds[:4]] == [
         (2, "none"), (2, "supporting"), (4, "none"), (4, "supporting")]
     item = ds[2]
-    assert item["row"].k == 4
-    assert item["answer"] == item["row"].target
+    assert item["metadata"]["k"] == 4 and len(item["metadata"]["pattern"].split("-")) >= 4
+    assert item["metadata"]["facts"][:4] and all(f[1] for f in item["metadata"]["facts"])
     head, tail = item["query"]
     assert item["question"].endswith(f"How is {tail} related to {head}?")
 
@@ -78,3 +80,45 @@ def test_readme_training_loop_runs():
         assert 0.0 <= acc <= 1.0
         moves.append(cur.update(acc, raise_at=0.0 if step == 0 else 1.01, lower_at=0.0 if step == 0 else 1.01))
     assert moves == [1, -1]
+
+
+def test_items_are_plain_json_with_reasoning_gym_metadata(tmp_path):
+    ds = make_dataset(DatasetConfig(size=6, k=(2, 3), noise=("none", "all")), seed=5)
+    for i, item in enumerate(ds):
+        assert json.loads(json.dumps(item)) == item
+        meta = item["metadata"]
+        assert (meta["source_dataset"], meta["source_index"], meta["seed"]) == ("clutrr", i, 5)
+        assert ds.score_answer(item["answer"], item) == 1.0
+        head, tail = item["query"]
+        people = [p["name"] for p in meta["people"]]
+        assert [people[j] for j in meta["query_edge"]] == [head, tail]
+    res = run_generate("--k", "2", "--test-k", "2", "--train-rows", "5", "--test-rows", "5", "--out", str(tmp_path / "d"))
+    assert res.returncode == 0, res.stderr
+    files = FileDataset(tmp_path / "d")
+    assert len(files) == 5
+    for item in files:
+        assert json.loads(json.dumps(item)) == item
+        assert item["split"] == "1.2_test" and item["metadata"]["pattern_heldout"] is False
+
+
+def test_item_seeds_do_not_slide_with_the_index():
+    """Item i+1 under seed s is not item i under seed s+1 (as it would be with Random(seed + i))."""
+    cfg = DatasetConfig(size=6, k=(2,), noise=("none",))
+    for s in range(3):
+        a, b = make_dataset(cfg, seed=s), make_dataset(cfg, seed=s + 1)
+        for i in range(5):
+            assert a[i + 1]["story"] != b[i]["story"]
+            assert a[i + 1]["id"] != b[i]["id"]
+
+
+def test_reward_with_and_without_format_bonus():
+    item = {"answer": "aunt"}
+    assert reward("<answer>aunt</answer>", item) == 1.0
+    assert reward("She is his aunt.", item) == 1.0
+    assert reward("<answer>aunt</answer>", item, format_bonus=0.1) == 1.1
+    assert reward("<answer>uncle</answer>", item, format_bonus=0.1) == 0.1
+    assert reward("She is his aunt.", item, format_bonus=0.1) == 1.0
+    assert reward("<answer>aunt</answer><answer>aunt</answer>", item, format_bonus=0.1) == 1.0
+    assert reward(None, item, format_bonus=0.1) == 0.0
+    with pytest.raises(ValueError):
+        reward("aunt", item, format_bonus=-1)

@@ -1,0 +1,84 @@
+"""Evaluation throughput: stories scored per CPU-second from a predictions file, and prompts built per second.
+
+    python benchmarks/bench_eval.py [--data DIR] [--rows 1000] [--repeat 5]
+
+Without --data it generates a folder (test k=2..10, ``--rows`` stories each) in a temporary
+directory first (not timed). It then times, in CPU seconds of this process:
+
+- reading the dataset folder (``load_eval_set``);
+- ``evaluate`` on a predictions file of bare relation words (a classifier's output), and on
+  one of free-text sentences ("Mia is Carla's daughter.", unique per story, so every answer
+  goes through the full extraction);
+- building chat prompts for every story, zero-shot and 5-shot.
+
+Goal: at least 50,000 stories scored per second from a predictions file.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from clutrr.eval import evaluate, load_eval_set
+from clutrr.llm.prompts import build_messages, select_shots
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def cpu_seconds(fn, repeat: int) -> tuple[float, object]:
+    """The least CPU time of ``repeat`` calls of ``fn`` and its last result."""
+    best, result = float("inf"), None
+    for _ in range(repeat):
+        start = time.process_time()
+        result = fn()
+        best = min(best, time.process_time() - start)
+    return best, result
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--data", help="an existing dataset folder (default: generate one)")
+    p.add_argument("--rows", type=int, default=1000, help="stories per test file when generating (1000)")
+    p.add_argument("--repeat", type=int, default=5, help="timed repetitions; the fastest counts (5)")
+    args = p.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        data = Path(args.data) if args.data else tmp / "data"
+        if not args.data:
+            subprocess.run([sys.executable, str(REPO / "generate.py"), "--quiet", "--k", "2", "--train-rows", "200",
+                            "--test-k", "2..10", "--test-rows", str(args.rows), "--out", str(data), "--workers", "2"],
+                           check=True)
+        load_s, data_set = cpu_seconds(lambda: load_eval_set(data), 1)
+        n = len(data_set)
+        words = tmp / "words.jsonl"
+        words.write_text("".join(json.dumps({"id": g.id, "prediction": g.row.target}) + "\n"
+                                 for g in data_set.golds), encoding="utf-8")
+        text = tmp / "text.jsonl"
+        text.write_text("".join(json.dumps({"id": g.id, "prediction": f"{g.row.query[1]} is {g.row.query[0]}'s "
+                                            f"{g.row.target}."}) + "\n" for g in data_set.golds), encoding="utf-8")
+        words_s, r1 = cpu_seconds(lambda: evaluate(data_set, words), args.repeat)
+        text_s, r2 = cpu_seconds(lambda: evaluate(data_set, text), 1)  # once: answers are cached after
+        assert r1.overall.correct == n and r2.overall.correct == n
+        items = data_set.items(answer=False)
+        shots = select_shots(data_set.train_items(), 5, 0)
+        zero_s, _ = cpu_seconds(lambda: [build_messages(i) for i in items], args.repeat)
+        five_s, _ = cpu_seconds(lambda: [build_messages(i, shots) for i in items], args.repeat)
+
+    print(f"machine: {platform.machine()}, {os.cpu_count()} cores (shared), Python {platform.python_version()}")
+    print(f"dataset: {n} test stories in {len(data_set.splits)} files")
+    print(f"read dataset folder:            {n / load_s:>10,.0f} stories/CPU-s ({load_s:.2f} s)")
+    print(f"score file of relation words:   {n / words_s:>10,.0f} stories/CPU-s ({words_s * 1000:.0f} ms)")
+    print(f"score file of free-text answers:{n / text_s:>10,.0f} stories/CPU-s ({text_s * 1000:.0f} ms)")
+    print(f"build zero-shot prompts:        {n / zero_s:>10,.0f} prompts/CPU-s")
+    print(f"build 5-shot prompts:           {n / five_s:>10,.0f} prompts/CPU-s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,149 @@
+"""The gold side of an evaluation: the test items of a dataset folder, ours or a released one.
+
+Files are read through :func:`clutrr.io.datadir.load_splits`. A file's split is its stem
+without a shard suffix (``1.2_test-00001-of-00004`` is split ``1.2_test``). Chain length
+and noise type come from the JSONL twin of each CSV when present (our folders), else from
+``task_name`` (``task_3.4``: noise type 3 = irrelevant, k = 4). Whether a story's pattern
+was held out of training is known only from the JSONL twin (``pattern_heldout``).
+"""
+from __future__ import annotations
+
+import fnmatch
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from clutrr.core.noise import TASK_OF_NOISE
+from clutrr.errors import UsageError
+from clutrr.eval.items import make_item
+from clutrr.io.csv_format import StoryRow
+from clutrr.io.datadir import load_splits
+from clutrr.llm.extract import extract_answer
+
+SHARD = re.compile(r"-\d+-of-\d+$")
+NOISE_OF_TASK = {task: noise for noise, task in TASK_OF_NOISE.items()}
+TASK_NAME = re.compile(r"task_(\d+)\.(\d+)$")
+
+
+@dataclass
+class Gold:
+    """One evaluated story: where it is, what it tests, and its answer."""
+
+    id: str
+    split: str
+    index: int
+    k: int
+    noise: str
+    target: str  # the KB's word for the answer
+    heldout: bool | None
+    row: StoryRow
+    seed: int | None = None
+
+
+def split_name(stem: str) -> str:
+    """A file stem without its shard suffix."""
+    return SHARD.sub("", stem)
+
+
+def _task(row: StoryRow) -> tuple[int, str]:
+    m = TASK_NAME.search(row.task_name)
+    if not m:
+        return row.k, "none"
+    return int(m.group(2)), NOISE_OF_TASK.get(int(m.group(1)), f"task {m.group(1)}")
+
+
+def _records(path: Path) -> dict[str, dict]:
+    twin = path.with_suffix(".jsonl")
+    if not twin.is_file():
+        return {}
+    out = {}
+    with open(twin, encoding="utf-8") as fh:
+        for line in fh:
+            if line.strip():
+                rec = json.loads(line)
+                out[rec["id"]] = rec
+    return out
+
+
+class EvalSet:
+    """The items of the chosen splits of a dataset folder, with lookup by id."""
+
+    def __init__(self, root: Path, golds: list[Gold], train: list[Gold], kb: str,
+                 others: set[tuple[str, str]] = frozenset()) -> None:
+        self.root = root
+        self.others = others  # (split, id) of the folder's stories left out by the split choice or limit
+        self.other_ids = {i for _, i in others}
+        self.golds = golds
+        self.train = train
+        self.kb = kb
+        self.splits = list(dict.fromkeys(g.split for g in golds))
+        self.source = "clutrr" if any(g.heldout is not None for g in golds) else "released"
+        self.by_id: dict[str, int | None] = {}
+        self.by_key: dict[tuple[str, str], int] = {}
+        for i, g in enumerate(golds):
+            self.by_key[(g.split, g.id)] = i
+            self.by_id[g.id] = None if g.id in self.by_id else i  # None: the id is in several files
+
+    def __len__(self) -> int:
+        return len(self.golds)
+
+    def item(self, i: int, answer: bool = True) -> dict:
+        """The plain-data item of gold ``i`` (see :mod:`clutrr.eval.items`); without its
+        ``answer`` field when ``answer`` is False (what a model under test is shown)."""
+        g = self.golds[i]
+        item = make_item(g.row, split=g.split, noise=g.noise, index=g.index, seed=g.seed, pattern_heldout=g.heldout)
+        if not answer:
+            del item["answer"]
+        return item
+
+    def items(self, answer: bool = True) -> list[dict]:
+        """Every evaluated item, in file order (see :meth:`item`)."""
+        return [self.item(i, answer) for i in range(len(self.golds))]
+
+    def train_items(self) -> list[dict]:
+        """The items of the training file(s), e.g. the pool for k-shot prompts."""
+        return [make_item(g.row, split=g.split, noise=g.noise, index=g.index, seed=g.seed, pattern_heldout=g.heldout)
+                for g in self.train]
+
+
+def load_eval_set(directory: str | Path, splits: list[str] | None = None, kb: str = "kinship",
+                  limit: int | None = None) -> EvalSet:
+    """Read a dataset folder. ``splits`` are shell patterns over split names (default: every
+    test file); ``limit`` keeps the first rows of each split. Raises UsageError on bad input."""
+    root = Path(directory)
+    chosen: list[Gold] = []
+    train: list[Gold] = []
+    others: set[tuple[str, str]] = set()
+    for part in load_splits(root):
+        name = split_name(part.name)
+        records = _records(part.path)
+        golds = []
+        for i, row in enumerate(part.rows):
+            rec = records.get(row.id)
+            k, noise = (rec["k"], rec["noise"]) if rec else _task(row)
+            target = extract_answer(row.target, kb) or row.target.strip().lower()
+            golds.append(Gold(row.id, name, rec["index"] if rec else i, k, noise, target,
+                              rec["pattern_heldout"] if rec else None, row, rec["seed"] if rec else None))
+        if part.is_train:
+            train += golds
+        if splits is None and part.is_train or splits is not None and not any(fnmatch.fnmatch(name, p) for p in splits):
+            others |= {(g.split, g.id) for g in golds}
+            continue
+        chosen += golds
+    if limit is not None:
+        if limit < 1:
+            raise UsageError(f"--limit must be at least 1, got {limit}")
+        seen: dict[str, int] = {}
+        kept = []
+        for g in chosen:
+            seen[g.split] = seen.get(g.split, 0) + 1
+            if seen[g.split] <= limit:
+                kept.append(g)
+            else:
+                others.add((g.split, g.id))
+        chosen = kept
+    if not chosen:
+        what = f"no split matches {', '.join(splits)}" if splits else "no test files"
+        raise UsageError(f"{root}: {what}")
+    return EvalSet(root, chosen, train, kb, others)

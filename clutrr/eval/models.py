@@ -1,0 +1,85 @@
+"""Answer sources besides prediction files: a Python callable, or a chat-completions endpoint.
+
+Both turn an :class:`~clutrr.eval.data.EvalSet` into prediction records (``id``, ``split``,
+``prediction`` and, when the model gives them, ``probabilities``), the same records a
+predictions file holds.
+"""
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Callable
+
+from tqdm import tqdm
+
+from clutrr.errors import UsageError
+from clutrr.eval.data import EvalSet
+from clutrr.llm.client import ChatClient
+from clutrr.llm.prompts import build_messages, select_shots
+
+
+def load_callable(spec: str) -> Callable:
+    """The function named ``package.module:function`` (the current folder is importable)."""
+    module_name, sep, attr = spec.partition(":")
+    if not sep or not module_name or not attr:
+        raise UsageError(f"--model must look like MODULE:FUNCTION, got {spec!r}")
+    if "" not in sys.path:
+        sys.path.insert(0, "")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise UsageError(f"cannot import {module_name!r} ({exc})") from None
+    fn = module
+    for part in attr.split("."):
+        fn = getattr(fn, part, None)
+    if not callable(fn):
+        raise UsageError(f"{module_name!r} has no callable {attr!r}")
+    return fn
+
+
+def _record(item: dict, answer: object, where: str) -> dict:
+    rec = {"id": item["id"], "split": item["split"]}
+    if isinstance(answer, dict):
+        if "prediction" not in answer:
+            raise UsageError(f"{where}: an answer given as a dict needs a 'prediction' key")
+        rec["prediction"] = answer["prediction"]
+        if answer.get("probabilities") is not None:
+            rec["probabilities"] = answer["probabilities"]
+    elif answer is None or isinstance(answer, str):
+        rec["prediction"] = answer
+    else:
+        raise UsageError(f"{where}: answers must be strings, None or dicts, got {type(answer).__name__}")
+    return rec
+
+
+def predict_with_callable(fn: Callable, data: EvalSet, batch_size: int = 64, name: str = "model",
+                          progress: bool = True) -> list[dict]:
+    """Call ``fn(items) -> answers`` on batches of plain-data items (without their ``answer``
+    field); one answer per item: a string, None, or a dict with ``prediction`` and
+    optional ``probabilities``."""
+    if batch_size < 1:
+        raise UsageError(f"--batch-size must be at least 1, got {batch_size}")
+    out: list[dict] = []
+    with tqdm(total=len(data), unit="story", desc=name, disable=not progress, file=sys.stderr) as bar:
+        for start in range(0, len(data), batch_size):
+            batch = [data.item(i, answer=False) for i in range(start, min(len(data), start + batch_size))]
+            answers = list(fn(batch))
+            if len(answers) != len(batch):
+                raise UsageError(f"{name} returned {len(answers)} answers for a batch of {len(batch)} items")
+            out += [_record(item, a, name) for item, a in zip(batch, answers)]
+            bar.update(len(batch))
+    return out
+
+
+def predict_with_endpoint(client: ChatClient, data: EvalSet, style: str = "tagged", shots: int = 0,
+                          shot_seed: int = 0, progress: bool = True) -> list[dict]:
+    """Ask the client's model every item; k-shot examples come from the training file."""
+    examples = select_shots(data.train_items(), shots, shot_seed) if shots else []
+    if shots and len(examples) < shots:
+        raise UsageError(f"--shots {shots} needs a training file with at least {shots} stories")
+    items = data.items(answer=False)
+    prompts = [build_messages(item, examples, style, data.kb) for item in items]
+    with tqdm(total=len(items), unit="story", desc=client.settings.model, disable=not progress,
+              file=sys.stderr) as bar:
+        answers = client.complete_many(prompts, progress=bar.update)
+    return [{"id": item["id"], "split": item["split"], "prediction": a} for item, a in zip(items, answers)]

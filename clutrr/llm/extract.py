@@ -1,0 +1,257 @@
+"""Read the relation a model names in free text: ``extract_answer(text) -> word | None``.
+
+The rules, in order:
+
+1. A ``<answer>…</answer>`` tag wins: only the last tag's content is read (an unclosed
+   tag runs to the end of the text).
+2. Otherwise the text after the last answer marker ("answer is", "Answer:", "final
+   answer", "the relationship is") is read, if it names a relation.
+3. Otherwise the last sentence that names a relation decides (sentences that only give a
+   reason, "This is because …", are skipped). Within it, the text after the last
+   conclusion marker ("so", "therefore", "which makes", "i.e.") is read.
+
+Inside the part that decides, a relation *stated* with a copula ("is Howard's wife",
+"are sisters", "would be her uncle") is the answer; the last one stated counts. A
+relation that only describes a path ("his wife's mother", "the mother of Tom's wife")
+is not an answer: such a statement is unparsable. So is a statement of two different
+relations joined by "or"/"and" ("her uncle or her father", "Sarah is Kevin's sister and
+Kevin is Sarah's brother"), a hedge ("cannot be
+determined", "not enough information"), and a part with several different relations
+and none stated. Negated mentions ("not his sister") are ignored. Without any copula, a
+part naming exactly one relation ("Answer: Wife", "Howard's wife is Crystal") gives it.
+
+The result is the KB's word for the relation (aliases, plurals, capitals, hyphens or
+spaces all map to it), a normalised word outside the KB's vocabulary when the model
+named one ("cousin", "great-uncle", "stepmother": parsed, but never right), or None
+when the text is unparsable.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from clutrr.core.kb import load_kb
+
+# kinship words a model may answer with that no KB of ours uses as a label
+OTHER_RELATIONS = (
+    "cousin", "sibling", "parent", "child", "spouse", "partner", "grandparent", "grandchild",
+    "grandniece", "grandnephew", "granduncle", "grandaunt", "parent-in-law", "sibling-in-law",
+    "child-in-law", "boyfriend", "girlfriend", "fiance", "fiancee",
+)
+IRREGULAR_PLURALS = {"wife": "wives", "child": "children"}
+# informal words with the same meaning as a KB word
+SYNONYMS = {"mom": "mother", "mum": "mother", "dad": "father", "grandma": "grandmother",
+            "grandpa": "grandfather", "hubby": "husband"}
+# a prefix that turns a relation into another one outside the vocabulary
+MODIFIER = r"(?P<mod>(?:great[\s-]*)+|step[\s-]?|half[\s-]?|god|foster[\s-]+|ex[\s-])?"
+SEP = r"(?:\s*-\s*|\s+)"
+CLOSED_MODIFIERS = ("step", "god")  # written as one word: stepmother, godson
+
+ANSWER_MARKER = re.compile(r"\bfinal\s+answer\b\s*(?:is\b|:|=|-)?|\b(?:answer|relationship|relation)\b"
+                           r"(?:\s+(?:between|of)\s+[^.:;\n]{1,60}?)?\s*(?:\bis\b|:|=)", re.I)
+CONCLUSION = re.compile(
+    r"\b(?:so|therefore|thus|hence|consequently|which\s+makes|that\s+makes|this\s+makes|making|makes|"
+    r"means(?:\s+that)?|ie|in\s+conclusion|in\s+summary|in\s+short|overall)\b|=>|->|→", re.I)
+REASON_START = re.compile(r"^\W*(?:(?:this|that)(?:\s+is|'s)\s+because|because|recall|note\s+that|"
+                          r"explanation|reasoning|justification|rationale)\b", re.I)
+REASON = re.compile(r"\b(?:because|since|given\s+that|due\s+to|based\s+on|through|via)\b|,\s*as\b", re.I)
+HEDGE = re.compile(
+    r"\b(?:can\s*not|can't|cannot|unable\s+to|impossible\s+to|not\s+possible\s+to)\s+(?:be\s+)?"
+    r"(?:determined?|tell|told|say|said|know|infer(?:red)?|conclude[d]?|answer)|"
+    r"\b(?:does|do|did)\s*(?:not|n't)\s+(?:say|state|specify|mention|tell|indicate)|"
+    r"\bnot\s+(?:stated|specified|mentioned|given)\b|\bnot\s+enough\s+information|\binsufficient\s+information|\bno\s+way\s+to\s+(?:know|tell)|"
+    r"\bunclear\b|\bambiguous\b|\bunknown\b|\bnot\s+(?:sure|certain)\b|\bundetermined\b|\bcould\s+be\s+either\b",
+    re.I)
+NEGATION = re.compile(r"(?:\bnot|n't|\bnever|\bnor|\bneither|\brather\s+than|\binstead\s+of|\bno\s+longer|\bno)"
+                      r"\s+(?:[\w'-]+\s+){0,2}$", re.I)
+ADJECTIVES = r"(?:(?:paternal|maternal|own|younger|older|elder|big|little|only|biological|twin|new|dear|beloved)\s+)*"
+COPULA = re.compile(
+    r"(?:\b(?:is|are|was|were|be|am|becomes|remains)|\b(?:he|she|it|that|who|this|what)'s|'re)\s+"
+    r"(?:(?:either|also|actually|indeed|then|therefore|thus|definitely|clearly|probably|likely|in\s+fact)\s+)*"
+    r"(?:(?:the|a|an|his|her|their|its|my|your|our|one\s+of)\s+|[\w-]+(?:'s|s')\s+)?" + ADJECTIVES + r"$", re.I)
+JOINED = re.compile(r"^[\s,]*(?:or|and|/|nor|versus|vs\.?)\s*(?:(?:either|maybe|possibly|perhaps|also|the|a|an|his|her|"
+                    r"their|is|be|was)\s+|[\w-]+(?:'s|s')\s+)*" + ADJECTIVES + r"$", re.I)
+CONJUNCTION = re.compile(r"\b(?:and|or|but|while|whereas)\b", re.I)
+OF_PHRASE = re.compile(r"^\s+of\s+(?:(?:the|his|her|their|a|an)\s+)?(?:[\w-]+(?:'s|s')\s+)?" + ADJECTIVES + r"$", re.I)
+CHAINED = re.compile(r"^(?:'s|s'|')\s+" + ADJECTIVES + r"$", re.I)
+
+
+@dataclass(frozen=True)
+class Mention:
+    """A relation word found in a text: its span and the word it stands for."""
+
+    start: int
+    end: int
+    word: str
+
+
+class Vocabulary:
+    """The relation words of a KB with their surface forms, compiled into one pattern."""
+
+    def __init__(self, kb: str = "kinship") -> None:
+        base = load_kb(kb)
+        self.words = list(base.words)
+        canon: dict[str, str] = {}
+        for surface, (pred, gender) in base.word_index.items():
+            self._add_forms(canon, surface, base.word(pred, gender))
+        for surface, word in load_kb("clutrr_v1").aliases.items():  # the original's spellings (neice)
+            if word in self.words:
+                self._add_forms(canon, surface, word)
+        for surface, word in SYNONYMS.items():
+            if word in self.words:
+                self._add_forms(canon, surface, word)
+        for word in OTHER_RELATIONS:
+            self._add_forms(canon, word, word)
+        self.canon = canon
+        forms = sorted(canon, key=len, reverse=True)
+        alternation = "|".join(SEP.join(re.escape(part) for part in form.split("-")) for form in forms)
+        self.pattern = re.compile(r"\b" + MODIFIER + r"(?P<word>" + alternation + r")\b", re.I)
+
+    @staticmethod
+    def _add_forms(canon: dict[str, str], surface: str, word: str) -> None:
+        for form in _surface_forms(surface):
+            canon.setdefault(form, word)
+
+    def lookup(self, text: str) -> str | None:
+        """The word a bare answer such as ``" Son-In-Law."`` names, without a regex scan."""
+        return self.canon.get(_squash(text))
+
+    def mentions(self, text: str) -> list[Mention]:
+        """Every relation word in ``text``, modified ones (``great-uncle``) as words of their own."""
+        out = []
+        for m in self.pattern.finditer(text):
+            word = self.canon[_squash(m.group("word"))]
+            if m.group("mod"):
+                mod = _squash(m.group("mod")).rstrip("-")
+                word = mod + ("" if mod in CLOSED_MODIFIERS else "-") + word
+            out.append(Mention(m.start(), m.end(), word))
+        return out
+
+
+def _squash(text: str) -> str:
+    """Lower case, separators collapsed to single hyphens, surrounding punctuation dropped."""
+    return re.sub(r"[\s-]+", "-", text.strip().strip(".!?,;:'\"*`()[]{}").strip().lower())
+
+
+def _plural(word: str) -> str:
+    return IRREGULAR_PLURALS.get(word, word + "s")
+
+
+def _surface_forms(word: str) -> set[str]:
+    """Singular, plural, and split forms: son-in-law, sons-in-law, son-in-laws; grand-daughter."""
+    forms = {word}
+    if word.endswith("-in-law"):
+        head = word[: -len("-in-law")]
+        forms |= {f"{_plural(head)}-in-law", f"{word}s"}
+    else:
+        forms.add(_plural(word))
+    for form in list(forms):
+        if form.startswith("grand") and not form.startswith("grand-") and len(form) > 6:
+            forms.add("grand-" + form[5:])
+    return forms
+
+
+@lru_cache(maxsize=8)
+def vocabulary(kb: str = "kinship") -> Vocabulary:
+    """The compiled vocabulary of KB ``kb`` (cached)."""
+    return Vocabulary(kb)
+
+
+TAG_OPEN = re.compile(r"<\s*answer\s*>", re.I)
+TAG_CLOSE = re.compile(r"<\s*/\s*answer\s*>", re.I)
+
+
+def extract_answer(text: str | None, kb: str = "kinship") -> str | None:
+    """The relation word ``text`` gives as its answer, or None when it is unparsable.
+
+    See the module docstring for the rules; ``kb`` names the label vocabulary.
+    """
+    if not text:
+        return None
+    vocab = vocabulary(kb)
+    quick = vocab.lookup(text)
+    if quick is not None:
+        return quick
+    return _extract(text, vocab)
+
+
+@lru_cache(maxsize=65536)
+def _extract(text: str, vocab: Vocabulary) -> str | None:
+    opens = list(TAG_OPEN.finditer(text))
+    if opens:
+        content = text[opens[-1].end():]
+        close = TAG_CLOSE.search(content)
+        return _decide_text(_clean(content[: close.start()] if close else content), vocab)
+    return _decide_text(_clean(text), vocab)
+
+
+def _clean(text: str) -> str:
+    text = text.replace("\u2019", "'").replace("\u2018", "'")
+    text = re.sub(r"[*_`#\[\]]", "", text)
+    text = re.sub(r"\b(i)\.(e)\.|\b(e)\.(g)\.", lambda m: "".join(g for g in m.groups() if g), text, flags=re.I)
+    text = re.sub(r"\b(Mr|Mrs|Ms|Dr|St)\.", r"\1", text)
+    while True:
+        stripped = re.sub(r"\([^()]*\)", " ", text)
+        if stripped == text:
+            return text
+        text = stripped
+
+
+def _decide_text(text: str, vocab: Vocabulary) -> str | None:
+    sentences = [s for s in re.split(r"(?<=[.!?])\s+|\n+|;", text) if s.strip()]
+    for i in range(len(sentences) - 1, -1, -1):
+        for marker in reversed(list(ANSWER_MARKER.finditer(sentences[i]))):
+            tail = " ".join([sentences[i][marker.end():], *sentences[i + 1:]])
+            if _live(tail, vocab):
+                return _decide(tail, vocab)
+    live = [s for s in sentences if _live(s, vocab)]
+    if not live:
+        return None
+    decisive = next((s for s in reversed(live) if not REASON_START.match(s)), live[-1])
+    return _decide(decisive, vocab)
+
+
+def _live(text: str, vocab: Vocabulary) -> list[Mention]:
+    """The mentions of ``text`` that are not negated."""
+    return [m for m in vocab.mentions(text) if not NEGATION.search(text[: m.start])]
+
+
+def _decide(segment: str, vocab: Vocabulary) -> str | None:
+    if HEDGE.search(segment):
+        return None
+    for marker in reversed(list(CONCLUSION.finditer(segment))):
+        if _live(segment[marker.end():], vocab):
+            segment = segment[marker.end():]
+            break
+    reason = next((r for r in REASON.finditer(segment) if r.start() > 0 and _live(segment[: r.start()], vocab)), None)
+    if reason is not None:
+        segment = segment[: reason.start()]
+    mentions = _live(segment, vocab)
+    chained = {j for j in range(1, len(mentions))
+               if CHAINED.match(segment[mentions[j - 1].end: mentions[j].start])}
+    links = {j - 1 for j in chained}
+    stated = [j for j, m in enumerate(mentions) if j not in links and COPULA.search(segment[: m.start])]
+    if stated:
+        pick = stated[-1]
+        for j in stated[:-1]:
+            if mentions[j].word != mentions[pick].word and CONJUNCTION.search(segment[mentions[j].end: mentions[pick].start]):
+                return None
+    else:
+        heads = [j for j in range(len(mentions)) if j not in links]
+        if len({mentions[j].word for j in heads}) != 1:
+            return None
+        pick = heads[-1]
+    if pick in chained:
+        return None
+    chosen = mentions[pick]
+    for j in range(pick + 1, len(mentions)):
+        between = segment[mentions[j - 1].end: mentions[j].start]
+        if j == pick + 1 and OF_PHRASE.match(between):
+            return None
+        if mentions[j].word != chosen.word and JOINED.match(between):
+            return None
+    for j in range(pick - 1, -1, -1):
+        if mentions[j].word != chosen.word and JOINED.match(segment[mentions[j].end: mentions[j + 1].start]):
+            return None
+    return chosen.word

@@ -1,0 +1,120 @@
+"""Measures of generated text, from the JSON records of stories (``*.jsonl`` or
+``Example.record``): how much of each chain the bank's own templates cover, the share of
+pieces filled from the fallback bank, the share of chain facts told inside multi-fact
+pieces, self-possessives ("[X] ... [X]'s" in one sentence) and templates used twice.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Iterable
+
+from clutrr.render.statements import self_possessives, tokenize
+from clutrr.render.templates import Bank
+
+MULTI_FACT_KS = range(4, 11)
+SAMPLE_KS = range(2, 11)
+
+
+def _share(part: int, whole: int) -> float | None:
+    return round(part / whole, 4) if whole else None
+
+
+class TextTally:
+    """Counts over records; ``banks`` maps a split name to the bank its stories drew from."""
+
+    def __init__(self, banks: dict[str, Bank]) -> None:
+        self.banks = banks
+        self.stories = self.self_possessive = self.reused = 0
+        self.pieces = self.fallback_pieces = 0
+        self.chain_facts = self.multi_facts = 0
+        self.spans = {1: 0, 2: 0, 3: 0}
+        self.covered = {1: 0, 2: 0, 3: 0}
+        self._own: dict[tuple, bool] = {}
+
+    def _covers(self, split: str, clause: tuple[str, ...], head: str) -> bool:
+        key = (split, clause, head)
+        hit = self._own.get(key)
+        if hit is None:
+            bank = self.banks[split]
+            hit = self._own[key] = any(t.id not in bank.fallback_ids for t in bank.choices(clause, head))
+        return hit
+
+    def add(self, rec: dict) -> None:
+        """Count one story record."""
+        k, split = rec["k"], rec["split"]
+        people, edges, pieces = rec["people"], rec["edges"], rec["pieces"]
+        self.stories += 1
+        names = {p["name"]: i for i, p in enumerate(people)}
+        story = rec["story"]
+        if self_possessives(tokenize(story, [0] * len(people), names), story):
+            self.self_possessive += 1
+        ids = [p["template"] for p in pieces]
+        self.reused += len(set(ids)) < len(ids)
+        self.pieces += len(pieces)
+        fallback = self.banks[split].fallback_ids
+        self.fallback_pieces += sum(i in fallback for i in ids)
+        if k in MULTI_FACT_KS:
+            for p in pieces:
+                chain = [e for e in p["edges"] if e < k]
+                self.chain_facts += len(chain)
+                if len(p["edges"]) > 1:
+                    self.multi_facts += len(chain)
+        words = [edges[i]["relation"] for i in range(k)]
+        heads = [people[edges[i]["head"]]["gender"] for i in range(k)]
+        for n in self.spans:
+            for i in range(k - n + 1):
+                self.spans[n] += 1
+                self.covered[n] += self._covers(split, tuple(words[i:i + n]), heads[i])
+
+    def summary(self) -> dict:
+        """The measures as plain data (shares rounded to 4 places; None when nothing was counted)."""
+        return {
+            "stories": self.stories,
+            "coverage": {str(n): _share(self.covered[n], self.spans[n]) for n in self.spans},
+            "fallback_share": _share(self.fallback_pieces, self.pieces),
+            "multi_fact_share": _share(self.multi_facts, self.chain_facts),
+            "self_possessive_share": _share(self.self_possessive, self.stories),
+            "reused_template_share": _share(self.reused, self.stories),
+        }
+
+
+def filled_clauses(bank: Bank) -> list[str]:
+    """The one-fact clauses a bank had filled from its fallback, as ``word (A gender)``."""
+    by_clause = {(t.clause[0], t.gender) for t in bank.templates() if t.id in bank.fallback_ids}
+    return [f"{w} (A {g})" for w, g in sorted(by_clause)]
+
+
+def text_summary(config, seed: int, folder: str | Path) -> dict:
+    """What ``config.json`` reports about the text of the dataset in ``folder`` (its
+    ``*.jsonl`` records): the banks, templates dropped by the checker, clauses filled from
+    the fallback, and the :class:`TextTally` measures."""
+    from clutrr.core.generator import banks
+    from clutrr.render.usable import usable_bank
+
+    parts = banks(config, seed)
+    tally = TextTally(parts)
+    for path in sorted(Path(folder).glob("*.jsonl")):
+        with open(path, encoding="utf-8") as fh:
+            for line in fh:
+                tally.add(json.loads(line))
+    return {
+        "templates": config.templates, "fallback_templates": config.fallback_templates,
+        "dropped_templates": usable_bank(config.templates, config.kb).dropped,
+        "filled_from_fallback": {split: filled_clauses(b) for split, b in parts.items()},
+        **tally.summary(),
+    }
+
+
+def sample_summary(source: str, fallback: str, kb_name: str = "kinship", per_k: int = 40,
+                   ks: Iterable[int] = SAMPLE_KS, seed: int = 0) -> dict:
+    """The :class:`TextTally` measures of a generated sample: ``per_k`` test stories with all
+    noise for each k in ``ks``."""
+    from clutrr.core.generator import GeneratorConfig, banks, make_example
+
+    config = GeneratorConfig(kb=kb_name, templates=source, fallback_templates=fallback)
+    tally = TextTally(banks(config, seed))
+    for k in ks:
+        for i in range(per_k):
+            tally.add(make_example(config, k, "all", seed, i, "test").record)
+    return tally.summary()

@@ -1,0 +1,804 @@
+"""Relation statements in story text, and the writing rules a text is checked against.
+
+A text is read as tokens: entity mentions (``{A}`` in a template, ``[Name]`` in a rendered
+story), pronouns (a slot such as ``{A.his}``, whose person is known, or a literal word,
+resolved to the one person of its gender mentioned so far), words and punctuation.
+
+A *statement* says that a referent is a possessor's relation. The shapes read are:
+"X's R Y", "{X.his} R Y", "Y, X's R", "Y, the R of X", "Y is X's R", "the R of X is Y",
+"R to X" (with a referent before or after), "their R Y" and "X and Z's R Y" (a couple's
+child), "X and Y are Rs", "X married Y"; an R with a referent but no possessor ("Y, a R
+who ...", the title "Aunt Y") is a *role*: Y must be someone's R among the clause's people.
+
+:func:`analyse` checks the statements of one reading (one gender for every person) against
+the facts of a clause and returns flags naming the writing rule of ``paraphrases/README.md``
+they break; :func:`text_flags` holds the checks that need no facts.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from clutrr.core.kb import KB
+
+OTHER = -2  # a kinship word outside the KB (cousin, godmother, ...)
+RULE_NAMES = {
+    "1": "every person is named",
+    "2": "pronouns and gendered words are slots",
+    "3": "no self-possessives",
+    "4": "unambiguous pronouns",
+    "5": "facts point the right way",
+    "6": "only the clause's facts",
+    "7": "the world model",
+    "8": "prose",
+    "format": "template format",
+}
+
+PRONOUN_GENDER = {"he": 0, "him": 0, "his": 0, "himself": 0, "she": 1, "her": 1, "hers": 1, "herself": 1}
+REFLEXIVE = frozenset({"himself", "herself"})
+SUBJECT_PRONOUNS = frozenset({"he", "she"})
+OBJECT_PRONOUNS = frozenset({"him", "her", "them"})
+# Words that end a run of modifiers between a possessor and its relation noun.
+FUNCTION = frozenset("""
+a an the this that these those one another such some any each every no not nor and or but so yet for to of in
+on at by with from into onto over under about after before behind beside besides between through during without
+within upon off out up down as than then when while where whom who whose which what why how if because though
+although since until unless is was were are be been being am has had have having do does did will would shall
+should can could may might must it its there here their they them we us our you your i me my mine yours ours
+theirs he she him his her hers himself herself named called like
+""".split())
+ARTICLES = frozenset("a an the one another such this that these those our my your every each".split())
+COPULAS = frozenset("is was became becomes remains remained been be as are were".split())
+AUXILIARIES = frozenset("has had have always still also now later soon then once finally recently officially".split())
+MARRY = frozenset("married marries marry marrying wed weds wedded".split())
+ABBREVIATIONS = frozenset("mr mrs ms dr st mt jr sr prof".split())
+SENTENCE_END = frozenset(".!?")
+
+# Relation nouns outside the KB's word list: (KB word it names, or a predicate name with no gender).
+ALIASES = {
+    "mom": "mother", "mum": "mother", "mommy": "mother", "mummy": "mother", "mama": "mother", "momma": "mother",
+    "dad": "father", "daddy": "father", "papa": "father",
+    "grandpa": "grandfather", "grandad": "grandfather", "granddad": "grandfather", "gramps": "grandfather",
+    "grandma": "grandmother", "granny": "grandmother", "gran": "grandmother", "nana": "grandmother",
+    "hubby": "husband", "bride": "wife", "groom": "husband", "bridegroom": "husband",
+    "neice": "niece", "grandaughter": "granddaughter",
+}
+NEUTRAL = {
+    "parent": "parent", "child": "child", "kid": "child", "sibling": "sibling", "spouse": "spouse",
+    "grandparent": "grandparent", "grandchild": "grandchild", "grandkid": "grandchild",
+}
+NEUTRAL_PLURALS = {"children": "child", "grandchildren": "grandchild"}
+OTHER_RELATIONS = frozenset("""
+cousin godfather godmother godson goddaughter godchild godparent fiance fiancé fiancee fiancée boyfriend girlfriend
+great-grandfather great-grandmother great-grandson great-granddaughter great-aunt great-uncle grandnephew grandniece
+great-nephew great-niece
+""".split())
+GRAND_TAILS = frozenset("son daughter father mother sons daughters fathers mothers child children".split())
+IN_LAW_HEADS = frozenset("son daughter father mother brother sister sons daughters fathers mothers brothers sisters".split())
+
+# Rule 2: literal words that mark a person's gender (relation words of the KB excepted).
+GENDERED_WORDS = frozenset("""
+man woman men women boy girl boys girls lad lads lass lasses gentleman gentlemen lady ladies guy guys bloke chap
+dude mister mr mrs madam ma'am sir dad daddy dads mum mummy mums mom mommy moms mama papa grandpa grandma granny
+grandad granddad gramps nana bride brides groom grooms bridegroom widow widower prince princess actor
+actress actresses waiter waitress waitresses steward stewardess hostess heroine duke duchess lord monk nun priestess
+godfather godmother godson goddaughter fiance fiancé fiancee fiancée boyfriend girlfriend patriarch matriarch
+fatherly motherly brotherly sisterly grandfatherly grandmotherly tomboy
+""".split())
+NOT_GENDERED_MAN = frozenset("human humans german germans roman romans shaman shamans talisman talismans ottoman "
+                             "caiman cayman walkman superhuman inhuman ramen amen omen omens stamen abdomen abdomens "
+                             "semen yemen specimen specimens regimen regimens acumen hymen afikoman snowman snowmen "
+                             "ironman".split())
+MAN_SUFFIX = re.compile(r"^[a-z]+(?:wo)?m[ae]n$")
+
+# Rule 7: words that imply a step-, half- or broken family.
+_FAMILY = ("(?:mother|father|mom|mum|dad|daddy|mommy|son|daughter|child|children|kid|brother|sister|sibling|parent"
+           "|family|families|grandson|granddaughter|grandchild|grandchildren|grandmother|grandfather|grandparent"
+           "|grandma|grandpa)")
+STEP = re.compile(rf"^(?:step-?{_FAMILY}s?|half-(?:brother|sister|sibling)s?|ex-[a-z-]+|ex|widow|widows|widower"
+                  r"|widowers|widowed|adopted|adoptive|adopt|adopts|adoption|divorce|divorced|divorcee|divorcing"
+                  r"|remarried|remarry|remarries|remarriage|foster|fostered|fostering)$")
+ADOPTING = re.compile(r"^(?:adopted|adopt|adopts|adoption|foster|fostered|fostering)$")
+# after "adopted" or "foster", these mean an animal or a thing, not a child
+NOT_A_CHILD = frozenset("""
+rescue dog dogs cat cats puppy puppies kitten kittens greyhound greyhounds pet pets lamb lambs horse horses pony ponies
+tortoise tortoises hedgehog hedgehogs rabbit rabbits parrot parrots donkey donkeys goat goats hen hens chicken chickens
+duckling ducklings ferret ferrets beehive highway road motorway stretch tree trees bench animals animal stray strays
+""".split())
+STEP_BEFORE = frozenset("late former".split())  # before a relation noun or a name
+SPOUSE_BEFORE = frozenset("first second third previous".split())  # before a spouse word
+SPOUSE_WORDS = frozenset("husband wife spouse husbands wives marriage bride groom".split())
+
+TOKEN = re.compile(
+    r"(?P<slot>\{(?P<e>[A-D])(?:\.(?P<s>[^{}]*))?\})"
+    r"|(?P<name>\[(?P<n>[^\[\]]+)\])"
+    r"|(?P<word>[A-Za-z0-9\u00C0-\u024F]+(?:[-'\u2019][A-Za-z0-9\u00C0-\u024F]+)*)"
+    r"|(?P<apos>['\u2019]s\b)"
+    r"|(?P<punct>[^\sA-Za-z0-9])"
+)
+SLOT_FORM = {"he": "he", "she": "he", "him": "him", "his": "his", "hers": "hers", "himself": "himself",
+             "herself": "himself"}
+
+
+@dataclass(frozen=True)
+class Flag:
+    """A broken writing rule: the rule's number (or ``format``), what is wrong, and the span quoted."""
+
+    rule: str
+    message: str
+    span: str
+    drops: bool = True
+
+    def __str__(self) -> str:
+        return f"rule {self.rule} ({RULE_NAMES[self.rule]}): {self.message}: \u00ab{self.span}\u00bb"
+
+
+class Tok:
+    """One token. ``ent`` is the person of a mention, of a pronoun slot or of a gendered slot
+    (-1 when not known); ``poss`` marks a following 's; ``form`` is a pronoun's kind."""
+
+    __slots__ = ("kind", "text", "low", "ent", "poss", "slot", "start", "end", "gender", "form")
+
+    def __init__(self, kind: str, text: str, start: int, end: int, ent: int = -1, slot: bool = False,
+                 gender: int | None = None, form: str = "") -> None:
+        self.kind, self.text, self.low = kind, text, text.lower()
+        self.start, self.end, self.ent, self.slot, self.gender, self.form = start, end, ent, slot, gender, form
+        self.poss = False
+
+    def __repr__(self) -> str:
+        return f"Tok({self.kind}, {self.text!r}, ent={self.ent}{', poss' if self.poss else ''})"
+
+
+def _word_token(text: str, start: int, end: int, ent: int = -1, slot: bool = False) -> Tok:
+    low = text.lower()
+    if low in PRONOUN_GENDER:
+        form = "his" if low == "her" else SLOT_FORM.get(low, low)
+        return Tok("pron", text, start, end, ent, slot, PRONOUN_GENDER[low], form)
+    if low in ("their", "they", "them", "theirs"):
+        return Tok("pron", text, start, end, -1, False, None, low)
+    return Tok("word", text, start, end, ent, slot)
+
+
+def tokenize(text: str, genders: tuple[int, ...] | list[int], names: dict[str, int] | None = None) -> list[Tok]:
+    """Tokens of a template (``names`` None: slots are read, rendered with ``genders``) or of a
+    rendered text (``names`` maps each bracketed name to its person)."""
+    from clutrr.render.templates import SlotError, slot_forms
+
+    toks: list[Tok] = []
+    bare = names is not None and "[" not in text  # names without brackets: match the words
+    for m in TOKEN.finditer(text):
+        start, end = m.span()
+        kind = m.lastgroup
+        if kind in ("slot", "e", "s"):
+            ent = ord(m.group("e")) - 65
+            spec = m.group("s")
+            if spec is None:
+                toks.append(Tok("ent", m.group(0), start, end, ent))
+                continue
+            try:
+                forms = slot_forms(spec)
+            except SlotError:
+                continue
+            g = genders[ent] if ent < len(genders) else 0
+            word = forms[g]
+            if "|" not in spec:
+                toks.append(Tok("pron", word, start, end, ent, True, g, SLOT_FORM.get(spec.lower(), spec.lower())))
+            else:
+                tok = _word_token(word, start, end, ent, True)
+                tok.kind, tok.slot, tok.ent = "word", True, ent
+                toks.append(tok)
+        elif kind in ("name", "n"):
+            ent = (names or {}).get(m.group("n"), -1)
+            toks.append(Tok("ent", m.group(0), start, end, ent))
+        elif kind == "word":
+            word = m.group(0)
+            poss = False
+            if len(word) > 2 and word[-2] in "'\u2019" and word[-1] in "sS":
+                word, poss = word[:-2], True
+            if bare and word in names:
+                tok = Tok("ent", word, start, end, names[word])
+            else:
+                tok = _word_token(word, start, start + len(word))
+            tok.poss = poss
+            toks.append(tok)
+        elif kind == "apos":
+            if toks and toks[-1].end == start:
+                toks[-1].poss = True
+                toks[-1].end = end
+        else:
+            toks.append(Tok("punct", m.group(0), start, end))
+    return _merge_in_law(toks)
+
+
+def _merge_in_law(toks: list[Tok]) -> list[Tok]:
+    """Join "son in law" into the relation word "son-in-law", and "grand daughter" into "granddaughter"."""
+    out: list[Tok] = []
+    i = 0
+    while i < len(toks):
+        t = toks[i]
+        if (t.kind == "word" and t.low == "grand" and not t.poss and i + 1 < len(toks)
+                and toks[i + 1].low in GRAND_TAILS):
+            nxt = toks[i + 1]
+            merged = Tok("word", "grand" + nxt.low, t.start, nxt.end)
+            merged.poss = nxt.poss
+            out.append(merged)
+            i += 2
+            continue
+        if (t.kind == "word" and t.low in IN_LAW_HEADS and not t.poss and i + 2 < len(toks)
+                and toks[i + 1].low == "in" and toks[i + 2].low in ("law", "laws")):
+            last = toks[i + 2]
+            head = t.low[:-1] if t.low.endswith("s") and last.low == "laws" else t.low
+            merged = Tok("word", f"{head}-in-law" + ("s" if t.low.endswith("s") else ""), t.start, last.end)
+            merged.poss = last.poss
+            out.append(merged)
+            i += 3
+            continue
+        out.append(t)
+        i += 1
+    return out
+
+
+# --- the relation lexicon ------------------------------------------------------------------
+
+
+def plural(word: str) -> str:
+    """The plural of a relation word (``wives``, ``sons-in-law``)."""
+    if word == "wife":
+        return "wives"
+    head, sep, rest = word.partition("-")
+    return f"{head}s{sep}{rest}" if sep else word + "s"
+
+
+_LEXICONS: dict[str, dict[str, tuple[int, int | None, bool]]] = {}
+
+
+def lexicon(kb: KB) -> dict[str, tuple[int, int | None, bool]]:
+    """Relation noun (lower case) -> (predicate, gender or None, plural); predicate OTHER for
+    kinship words outside the KB."""
+    if kb.name in _LEXICONS:
+        return _LEXICONS[kb.name]
+    out: dict[str, tuple[int, int | None, bool]] = _LEXICONS.setdefault(kb.name, {})
+    by_name = {p.name: i for i, p in enumerate(kb.predicates)}
+    for i, p in enumerate(kb.predicates):
+        for g, w in enumerate(p.words):
+            out[w] = (i, g, False)
+            out[plural(w)] = (i, g, True)
+    for alias, word in {**ALIASES, **kb.aliases}.items():
+        if word in kb.word_index:
+            pred, g = kb.parse_word(word)
+            out.setdefault(alias, (pred, g, False))
+            out.setdefault(plural(alias), (pred, g, True))
+    for word, name in NEUTRAL.items():
+        if name in by_name:
+            out.setdefault(word, (by_name[name], None, False))
+            out.setdefault(word + "s", (by_name[name], None, True))
+    for word, name in NEUTRAL_PLURALS.items():
+        if name in by_name:
+            out.setdefault(word, (by_name[name], None, True))
+    for word in OTHER_RELATIONS:
+        out.setdefault(word, (OTHER, None, False))
+        out.setdefault(word + "s", (OTHER, None, True))
+    return out
+
+
+# --- facts -------------------------------------------------------------------------------
+
+
+@dataclass
+class Facts:
+    """What a clause says under one gender assignment: ``rel[(x, y)]`` is the predicate y has to
+    x for adjacent people (both directions); ``implied`` the composed predicate of the others
+    (-1 when the KB has no rule); ``couples`` the stated spouse pairs."""
+
+    kb: KB
+    genders: tuple[int, ...]
+    rel: dict[tuple[int, int], int]
+    implied: dict[tuple[int, int], int]
+    couples: list[tuple[int, int]]
+
+    @classmethod
+    def of(cls, kb: KB, clause: tuple[str, ...], head_gender: int) -> "Facts":
+        """The facts of ``clause`` (fact i: person i+1 is person i's clause[i]) with person 0 of ``head_gender``."""
+        preds = [kb.parse_word(w) for w in clause]
+        genders = (head_gender, *(g for _, g in preds))
+        rel: dict[tuple[int, int], int] = {}
+        for i, (p, _) in enumerate(preds):
+            rel[(i, i + 1)] = p
+            inv = kb.predicates[p].inverse
+            if inv >= 0:
+                rel[(i + 1, i)] = inv
+        implied: dict[tuple[int, int], int] = {}
+        for i in range(len(preds)):
+            p = preds[i][0]
+            for j in range(i + 2, len(preds) + 1):
+                p = kb.compose(p, preds[j - 1][0]) if p >= 0 else -1
+                implied[(i, j)] = p
+                implied[(j, i)] = kb.predicates[p].inverse if p >= 0 else -1
+        spouse = [i for i, p in enumerate(kb.predicates) if p.name == "spouse"]
+        couples = [(i, i + 1) for i, (p, _) in enumerate(preds) if p in spouse]
+        return cls(kb, genders, rel, implied, couples)
+
+    def spouse_of(self, x: int) -> int:
+        """x's stated spouse in the clause, or -1."""
+        for a, b in self.couples:
+            if x in (a, b):
+                return b if x == a else a
+        return -1
+
+
+@dataclass(frozen=True)
+class Statement:
+    """``referent`` is ``possessors``' relation (predicate ``pred``, written ``word``); an empty
+    ``possessors`` is a role (the referent is someone's relation). ``shape`` says how it was read."""
+
+    possessors: tuple[int, ...]
+    referent: int
+    pred: int
+    gender: int | None
+    word: str
+    shape: str
+    span: tuple[int, int]
+
+
+# --- reading -----------------------------------------------------------------------------
+
+
+class _Reader:
+    """One pass over the tokens of one reading: pronoun referents, then statements."""
+
+    def __init__(self, toks: list[Tok], facts: Facts, text: str) -> None:
+        self.toks, self.facts, self.text = toks, facts, text
+        self.lex = lexicon(facts.kb)
+        self.flags: list[Flag] = []
+        self.referent: dict[int, tuple[int, ...]] = {}  # token index -> resolved person(s) of a pronoun
+        self._resolve_pronouns()
+
+    def quote(self, a: int, b: int) -> str:
+        """The text from token a to token b (inclusive)."""
+        a, b = max(a, 0), min(b, len(self.toks) - 1)
+        return " ".join(self.text[self.toks[a].start:self.toks[b].end].split())
+
+    def _resolve_pronouns(self) -> None:
+        genders = self.facts.genders
+        mentioned: list[int] = []
+        for i, t in enumerate(self.toks):
+            if t.kind == "ent" and t.ent >= 0:
+                if t.ent not in mentioned:
+                    mentioned.append(t.ent)
+                continue
+            if t.kind != "pron":
+                continue
+            if t.gender is None:  # they / their / them
+                if t.low == "their":
+                    couple = self._couple(mentioned)
+                    if couple:
+                        self.referent[i] = couple
+                continue
+            head = self.toks[i - 2].ent if i >= 2 and self.toks[i - 1].text == "," and self.toks[i - 2].kind == "ent" \
+                and not self.toks[i - 2].poss else -1  # in "Y, his R" the pronoun is not Y's
+            others = [e for e in mentioned if genders[e] == t.gender and e != t.ent and e != head]
+            if t.slot:
+                self.referent[i] = (t.ent,)
+                if others and t.form not in REFLEXIVE:
+                    who = ", ".join("{" + chr(65 + e) + "}" for e in others)
+                    self.flags.append(Flag("4", f"the {t.low!r} of {{{chr(65 + t.ent)}}} could also refer to {who}",
+                                           self.quote(i - 2, i + 1)))
+                if t.ent not in mentioned:
+                    mentioned.append(t.ent)
+                continue
+            cands = [e for e in mentioned if genders[e] == t.gender and e != head] or \
+                [e for e in mentioned if genders[e] == t.gender]
+            if len(cands) == 1:
+                self.referent[i] = (cands[0],)
+            elif len(cands) > 1 and t.form not in REFLEXIVE:
+                who = ", ".join(self._name(e) for e in cands)
+                self.flags.append(Flag("4", f"{t.low!r} could refer to {who}", self.quote(i - 2, i + 1)))
+            elif not cands:
+                later = [u.ent for u in self.toks[i + 1:] if u.kind == "ent" and u.ent >= 0 and genders[u.ent] == t.gender]
+                if later:
+                    self.referent[i] = (later[0],)
+
+    def _name(self, e: int) -> str:
+        return "{" + chr(65 + e) + "}"
+
+    def _couple(self, mentioned: list[int]) -> tuple[int, ...]:
+        for a, b in reversed(self.facts.couples):
+            if a in mentioned and b in mentioned:
+                return (a, b)
+        return tuple(mentioned) if len(mentioned) == 2 else ()
+
+    # -- statements ----------------------------------------------------------------------
+
+    def statements(self) -> list[Statement]:
+        out: list[Statement] = []
+        toks = self.toks
+        for j, t in enumerate(toks):
+            if t.kind != "word":
+                continue
+            if t.low in self.lex and not t.poss:
+                out += self._noun(j)
+            elif t.low in MARRY:
+                out += self._marry(j)
+        return out
+
+    def _ent(self, i: int, poss: bool | None = None) -> int:
+        """The person at token i (a mention, or a resolved singular pronoun), or -1."""
+        if not 0 <= i < len(self.toks):
+            return -1
+        t = self.toks[i]
+        if poss is not None and t.poss != poss:
+            return -1
+        if t.kind == "ent":
+            return t.ent
+        if t.kind == "pron" and t.gender is not None and i in self.referent:
+            return self.referent[i][0]
+        return -1
+
+    def _is_title(self, j: int) -> bool:
+        t = self.toks[j]
+        return t.text[:1].isupper() and j + 1 < len(self.toks) and self.toks[j + 1].kind == "ent"
+
+    def _rel(self, i: int) -> bool:
+        return 0 <= i < len(self.toks) and self.toks[i].kind == "word" and self.toks[i].low in self.lex
+
+    def _noun(self, j: int) -> list[Statement]:
+        toks = self.toks
+        pred, gender, is_plural = self.lex[toks[j].low]
+        if self._rel(j + 1) and not self._is_title(j + 1):
+            return []  # "kid brother": the first noun is a modifier
+        if (j + 2 < len(toks) and toks[j + 1].low in ("and", "or") and self._rel(j + 2)) or \
+                (j >= 2 and toks[j - 1].low in ("and", "or") and self._rel(j - 2)):
+            return []  # "husband and wife", "brother and sister"
+        # possessor before the noun, over at most three modifiers
+        k, mods = j - 1, 0
+        while (k >= 0 and mods < 3 and toks[k].kind == "word" and not toks[k].poss and toks[k].low not in FUNCTION
+               and toks[k].low not in self.lex):
+            k -= 1
+            mods += 1
+        possessors: tuple[int, ...] = ()
+        start, article = j - mods, False
+        if k >= 0:
+            pk = toks[k]
+            if pk.kind == "ent" and pk.poss and pk.ent >= 0:
+                possessors, start = (pk.ent,), k
+                if k >= 2 and toks[k - 1].low == "and" and toks[k - 2].kind == "ent" and not toks[k - 2].poss:
+                    possessors, start = (toks[k - 2].ent, pk.ent), k - 2
+            elif pk.kind == "word" and pk.poss:
+                return []  # "A's father's sister": a chain of possessives names no one
+            elif pk.kind == "pron" and pk.form in ("his", "their"):
+                if k not in self.referent:
+                    return []
+                possessors, start = self.referent[k], k
+            elif pk.low == "whose":
+                owner = k - 2 if k >= 2 and toks[k - 1].text == "," else k - 1
+                who = self._ent(owner, poss=False)
+                if who < 0:
+                    return []
+                possessors, start = (who,), owner
+                if (j + 2 < len(toks) and toks[j + 1].kind == "pron" and toks[j + 1].form == "he"
+                        and toks[j + 2].low in ("is", "was") and self._ent(j + 1) >= 0):
+                    return [Statement(possessors, self._ent(j + 1), pred, gender, toks[j].low, "whose", (owner, j + 2))]
+            elif pk.kind == "word" and pk.low in ARTICLES:
+                start, article = k, True
+        m = j + 1
+        if not possessors and m + 1 < len(toks) and toks[m].low in ("of", "to"):
+            n = m + 1
+            if self._rel(n) and self._is_title(n):
+                n += 1
+            who = self._ent(n, poss=False)
+            if who < 0 or not (toks[n].kind == "ent" or toks[n].form == "him"):
+                return []  # the relation of someone unnamed ("father of the bride")
+            possessors, m = (who,), n + 1
+        inside_of = start >= 1 and toks[start - 1].low == "of"
+        referents, shape = self._referents_after(m, is_plural, direct=not article or self._is_title(j)), "after"
+        framed = [] if inside_of else self._referents_after(m, is_plural, comma=True)
+        if framed and framed[-1][1] + 1 < len(toks) and toks[framed[-1][1] + 1].text in (",", ")", "\u2014"):
+            referents = referents or framed  # "her father, {A}, drove": the name set off by commas
+        if toks[start].low == "whose" or (possessors and toks[start + 1].low == "whose"):
+            pass
+        elif not referents:
+            referents, shape = self._referents_before(start, pred, is_plural)
+            if shape == "apposition" and not possessors and self._pairs_nouns(j):
+                return []  # "{C}, father and newborn son": the noun describes a pair, not {C}
+        if not referents:
+            referents, shape = framed, "after"
+        if not referents:
+            return []
+        span = (min(start, *(r[1] for r in referents)), max(j, m - 1, *(r[1] for r in referents)))
+        out = []
+        for ref, _ in referents:
+            if shape == "mutual":
+                others = [r for r, _ in referents if r != ref]
+                out += [Statement((o,), ref, pred, gender, toks[j].low, shape, span) for o in others]
+            else:
+                out.append(Statement(possessors, ref, pred, gender, toks[j].low, shape, span))
+        return out
+
+    def _pairs_nouns(self, j: int) -> bool:
+        """Whether another relation noun follows within four words ("son-in-law against father-in-law")."""
+        for u in self.toks[j + 1:j + 5]:
+            if u.kind != "word":
+                return False
+            if u.low in self.lex:
+                return True
+        return False
+
+    def _referents_after(self, m: int, is_plural: bool, direct: bool = True,
+                         comma: bool = False) -> list[tuple[int, int]]:
+        """The person(s) after the noun: "R Y" and "R is Y" (``direct``), or "R, Y" (``comma``);
+        "Rs Y and Z" gives two. A name that starts a clause ("whose son Y married") is none."""
+        toks = self.toks
+        r = m
+        if r < len(toks) and comma:
+            if toks[r].text != "," or r + 1 >= len(toks) or toks[r + 1].poss:
+                return []
+            r += 1
+        elif r < len(toks) and toks[r].low in ("is", "was", "named", "called"):
+            r += 1
+            if r < len(toks) and toks[r].poss:
+                return []
+        elif not direct:
+            return []
+        if r >= len(toks) or toks[r].kind != "ent" or toks[r].ent < 0:
+            return []
+        if r + 1 < len(toks) and toks[r + 1].low in MARRY:
+            return []
+        out = [(toks[r].ent, r)]
+        if is_plural and r + 2 < len(toks) and toks[r + 1].low == "and" and toks[r + 2].kind == "ent":
+            out.append((toks[r + 2].ent, r + 2))
+        return out
+
+    def _referents_before(self, s: int, pred: int, is_plural: bool) -> tuple[list[tuple[int, int]], str]:
+        toks = self.toks
+        b = s - 1
+        if b >= 1 and toks[b].text == "," and toks[b - 1].kind == "ent" and not toks[b - 1].poss \
+                and toks[b - 1].ent >= 0:
+            return [(toks[b - 1].ent, b - 1)], "apposition"
+        if b >= 1 and toks[b].low in COPULAS:
+            c = b - 1
+            while c >= 0 and toks[c].low in AUXILIARIES:
+                c -= 1
+            if c >= 2 and toks[c].low == "who" and toks[c - 1].text == ",":
+                c -= 2
+            who = self._ent(c, poss=False)
+            if who < 0:
+                return [], ""
+            subjects = [(who, c)]
+            if c >= 2 and toks[c - 1].low == "and" and self._ent(c - 2, poss=False) >= 0:
+                subjects.insert(0, (self._ent(c - 2), c - 2))
+            if is_plural and len(subjects) == 2 and self.facts.kb.predicates[pred].inverse == pred:
+                return subjects, "mutual"
+            return [subjects[-1]], "copula"
+        return [], ""
+
+    def _marry(self, j: int) -> list[Statement]:
+        toks = self.toks
+        spouse = [i for i, p in enumerate(self.facts.kb.predicates) if p.name == "spouse"]
+        if not spouse:
+            return []
+        obj = j + 1
+        if obj < len(toks) and toks[obj].low == "to":
+            obj += 1
+        b = self._ent(obj, poss=False) if obj < len(toks) and (toks[obj].kind == "ent" or toks[obj].form == "him") else -1
+        c = j - 1
+        while c >= 0 and (toks[c].low in AUXILIARIES or toks[c].low in ("who", "got", "finally")):
+            c -= 1
+        if c >= 0 and toks[c].text == "," and toks[j - 1].low == "who":
+            c -= 1
+        a = self._ent(c, poss=False) if c >= 0 and toks[c].kind in ("ent", "pron") else -1
+        if a >= 0 and b < 0 and c >= 2 and toks[c - 1].low == "and":
+            b = self._ent(c - 2, poss=False)
+        if a < 0 or b < 0 or a == b:
+            return []
+        return [Statement((a,), b, spouse[0], None, toks[j].low, "marry", (min(c, obj), max(c, obj)))]
+
+    # -- checks --------------------------------------------------------------------------
+
+    def check(self, statements: list[Statement]) -> None:
+        f = self.facts
+        self.married = {frozenset((st.possessors[0], st.referent)) for st in statements if st.shape == "marry"}
+        for st in statements:
+            y = st.referent
+            what = self.quote(*st.span)
+            if y < 0 or y >= len(f.genders):
+                continue
+            if y in st.possessors:
+                continue
+            if not st.possessors:
+                if st.pred != OTHER:
+                    self._check_role(st, what)
+                continue
+            if st.gender is not None and st.gender != f.genders[y]:
+                self.flags.append(Flag("6", f"{st.word!r} does not fit the gender of {self._name(y)}", what))
+                continue
+            if st.pred == OTHER:
+                self.flags.append(Flag("6", f"names a relation outside the KB ({st.word!r})", what))
+                continue
+            for x in st.possessors:
+                if x == y or x < 0 or x >= len(f.genders):
+                    continue
+                self._check_pair(st, x, y, what)
+
+    def _check_role(self, st: Statement, what: str) -> None:
+        """A relation noun beside a name, its possessor unsaid: it must be that person's
+        relation to someone of the clause. One held by another person of the clause is
+        attached to the wrong name (rule 5); one nobody holds may concern someone unnamed."""
+        f = self.facts
+        y = st.referent
+        if any(p == st.pred for (x, z), p in f.rel.items() if z == y):
+            if st.gender is not None and st.gender != f.genders[y]:
+                self.flags.append(Flag("6", f"{st.word!r} does not fit the gender of {self._name(y)}", what))
+            return
+        holders = [z for (x, z), p in f.rel.items() if p == st.pred and (st.gender is None or f.genders[z] == st.gender)]
+        if holders:
+            self.flags.append(Flag("5", f"{st.word!r} stands beside {self._name(y)}, but it is "
+                                        f"{self._name(holders[0])} who is the {st.word}", what))
+        elif any(p == st.pred for (x, z), p in f.implied.items() if z == y):
+            self.flags.append(Flag("6", f"names a relation the clause leaves implicit ({st.word!r})", what))
+
+    def _check_pair(self, st: Statement, x: int, y: int, what: str) -> None:
+        f = self.facts
+        stated = (f"says {self._name(x)} married {self._name(y)}" if st.shape == "marry"
+                  else f"says {self._name(y)} is {self._name(x)}'s {st.word}")
+        if f.rel.get((x, y)) == st.pred:
+            self._check_one_parent(st, x, y, what)
+            return
+        if (x, y) in f.rel:
+            if f.rel.get((y, x)) == st.pred:
+                self.flags.append(Flag("5", f"{stated}: the fact points the other way", what))
+            else:
+                self.flags.append(Flag("6", f"{stated}, which the clause does not say", what))
+            return
+        if f.implied.get((x, y)) == st.pred:
+            if len(st.possessors) < 2:
+                self.flags.append(Flag("6", f"{stated}: names a relation the clause leaves implicit", what))
+            return
+        if f.implied.get((y, x)) == st.pred and f.implied.get((x, y)) != st.pred:
+            self.flags.append(Flag("5", f"{stated}: the implied relation points the other way", what))
+            return
+        self.flags.append(Flag("6", f"{stated}, which the clause does not say", what))
+
+    def _check_one_parent(self, st: Statement, x: int, y: int, what: str) -> None:
+        """Rule 7: the child of one member of a couple the clause names, told as that member's
+        alone, when "their" could say it without naming the first-to-last relation, or when
+        the couple's marriage is told as an event ("married")."""
+        if len(st.possessors) > 1 or st.shape == "marry":
+            return
+        name = self.facts.kb.predicates[st.pred].name
+        if name not in ("child", "parent"):
+            return
+        parent, child = (x, y) if name == "child" else (y, x)
+        spouse = self.facts.spouse_of(parent)
+        if spouse < 0 or spouse == child:
+            return
+        last = len(self.facts.genders) - 1
+        their_fits = {spouse, child} != {0, last}
+        if their_fits or frozenset((parent, spouse)) in self.married:
+            how = "write 'their'" if their_fits else "the marriage is told as an event"
+            self.flags.append(Flag("7", f"{self._name(child)} reads as the child of {self._name(parent)} alone, "
+                                        f"though {self._name(spouse)} is {self._name(parent)}'s spouse ({how})", what))
+
+
+def analyse(toks: list[Tok], facts: Facts, text: str) -> tuple[list[Statement], list[Flag]]:
+    """The statements of one reading and the flags of rules 4-7 they raise."""
+    reader = _Reader(toks, facts, text)
+    found = reader.statements()
+    reader.check(found)
+    return found, reader.flags
+
+
+def sentences(toks: list[Tok]) -> list[list[Tok]]:
+    """Tokens split into sentences at . ! ? (not after Mr, Dr and the like)."""
+    out: list[list[Tok]] = [[]]
+    for i, t in enumerate(toks):
+        out[-1].append(t)
+        if t.kind == "punct" and t.text in SENTENCE_END and not (i and toks[i - 1].low in ABBREVIATIONS and t.text == "."):
+            out.append([])
+    return [s for s in out if s]
+
+
+def self_possessives(toks: list[Tok], text: str) -> list[str]:
+    """Rule 3: spans "[X] ... [X]'s" inside one sentence."""
+    out = []
+    for sent in sentences(toks):
+        first: dict[int, Tok] = {}
+        for t in sent:
+            if t.kind != "ent" or t.ent < 0:
+                continue
+            if t.poss and t.ent in first:
+                out.append(" ".join(text[first[t.ent].start:t.end].split()))
+            first.setdefault(t.ent, t)
+    return out
+
+
+def _proper_name(toks: list[Tok], i: int) -> bool:
+    """A capitalised word inside a sentence that is not a title before a name ("Lord's", "Duchess")."""
+    t = toks[i]
+    inside = i > 0 and toks[i - 1].text not in SENTENCE_END and toks[i - 1].text not in "\"'\u201c"
+    title = i + 1 < len(toks) and toks[i + 1].kind == "ent"
+    return t.text[:1].isupper() and inside and not title
+
+
+def text_flags(text: str, toks: list[Tok], slot_bank: bool, lex: dict) -> list[Flag]:
+    """Checks that need no facts: rules 2 (``slot_bank`` only), 3, 7 (words) and 8."""
+    flags: list[Flag] = []
+
+    def around(i: int) -> str:
+        a, b = max(i - 2, 0), min(i + 2, len(toks) - 1)
+        return " ".join(text[toks[a].start:toks[b].end].split())
+
+    for i, t in enumerate(toks):
+        if slot_bank and not t.slot and t.kind == "pron" and t.gender is not None:
+            flags.append(Flag("2", f"literal pronoun {t.text!r}: write a slot such as {{X.{t.form}}}", around(i)))
+        elif slot_bank and not t.slot and t.kind == "word" and (t.low in GENDERED_WORDS or (
+                MAN_SUFFIX.match(t.low) and t.low not in NOT_GENDERED_MAN)) and not _proper_name(toks, i):
+            flags.append(Flag("2", f"literal gendered word {t.text!r}: write a slot such as {{X.male|female}}", around(i)))
+        if t.kind == "word" and STEP.match(t.low) and not (
+                ADOPTING.match(t.low) and any(u.low in NOT_A_CHILD for u in toks[i + 1:i + 5])):
+            flags.append(Flag("7", f"{t.text!r} implies a step-, half- or broken family", around(i)))
+        elif t.kind == "word" and t.low in STEP_BEFORE | SPOUSE_BEFORE and i + 1 < len(toks):
+            nxt = toks[i + 1]
+            prev = toks[i - 1] if i else None
+            if (nxt.low in SPOUSE_WORDS or (t.low in STEP_BEFORE and (
+                    (nxt.kind == "word" and nxt.low in lex and lex[nxt.low][0] >= 0) or nxt.kind == "ent"
+                    or (prev is not None and (prev.poss or prev.form == "his"))))):
+                flags.append(Flag("7", f"{t.text!r} {nxt.text!r} implies a step- or broken family", around(i)))
+    for span in self_possessives(toks, text):
+        flags.append(Flag("3", "the same person is named and then named again in the possessive", span))
+    flags += prose_flags(text)
+    return flags
+
+
+DOUBLED = re.compile(r"[,;:.!?](?:\s*[,;:.!?])+")
+TOKENISED = re.compile(r"\s(?:n't|'s|'re|'ve|'ll|'d|'m)\b|\s[,.;:!?](?=\s|$)|\(\s|\s\)")
+END = re.compile(r"[.!?][\"'\u201d\u2019)\]]*\s*$")
+
+
+def _doubled(m: re.Match) -> bool:
+    s = re.sub(r"\s", "", m.group(0))
+    return not (set(s) == {"."} and len(s) == 3) and s not in ("?!", "!?")
+
+
+def prose_flags(text: str) -> list[Flag]:
+    """Rule 8 on raw text: doubled punctuation (dropped), tokenised spacing and a missing end
+    (repaired when rendered, so not dropped)."""
+    flags = [Flag("8", "doubled punctuation", _snippet(text, m.start(), m.end()))
+             for m in DOUBLED.finditer(text) if _doubled(m)]
+    flags += [Flag("8", "tokenised spacing (repaired when rendered)", _snippet(text, m.start(), m.end()),
+                   drops=False) for m in TOKENISED.finditer(text)]
+    if text.strip() and not END.search(text):
+        end = len(text.rstrip())
+        flags.append(Flag("8", "no end punctuation (repaired when rendered)", _snippet(text, end, end), drops=False))
+    return flags
+
+
+def _snippet(text: str, a: int, b: int, words: int = 2) -> str:
+    """The text from ``words`` words before position a to ``words`` words after b."""
+    start, end = a, b
+    for _ in range(words + 1):
+        start = max(text.rfind(" ", 0, max(start - 1, 0)), 0) if start > 0 else 0
+        nxt = text.find(" ", end + 1)
+        end = len(text) if nxt < 0 else nxt
+    return " ".join(text[start:end].split())
+
+
+_SPACE_BEFORE = re.compile(r"\s+(n't|'s|'re|'ve|'ll|'d|'m)\b|\s+([,.;:!?])")
+_AFTER_OPEN = re.compile(r"([(\[])\s+")
+_BEFORE_CLOSE = re.compile(r"\s+([)\]])")
+_REPEATED = re.compile(r"([,;:])(?:\s*[,;:])+|,\s*([.!?])|(?<![.])\.(?:\s*\.)(?![.])")
+
+
+def normalise(text: str) -> str:
+    """Text as it is rendered: single spaces, no tokenised spacing (``does n't`` -> ``doesn't``,
+    `` ,`` -> ``,``), no doubled punctuation, a capital first letter and end punctuation."""
+    t = " ".join(text.split())
+    if not t:
+        return t
+    t = _SPACE_BEFORE.sub(lambda m: m.group(1) or m.group(2), t)
+    t = _AFTER_OPEN.sub(r"\1", _BEFORE_CLOSE.sub(r"\1", t))
+    t = _REPEATED.sub(lambda m: m.group(1) or m.group(2) or ".", t)
+    if t[0].islower():
+        t = t[0].upper() + t[1:]
+    if not END.search(t):
+        t = t.rstrip(",;:-\u2013\u2014 ") + "."
+    return t

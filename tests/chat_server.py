@@ -1,0 +1,108 @@
+"""A small OpenAI-compatible chat-completions server for tests, on 127.0.0.1.
+
+    python tests/chat_server.py DATA --port-file F --log L [--model NAME] [--delay S]
+
+It answers a prompt by finding its story's question in the dataset folder DATA and
+replying according to :func:`policy` of the story's id, so the expected report is known
+exactly. Each request's story id is appended to the log L (prefixed "503 " when refused
+with ``--fail-first``); the chosen port is written to F.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+from clutrr.core.kb import load_kb
+from clutrr.io.datadir import load_splits
+from clutrr.llm.prompts import PLAIN_REQUEST, question_text
+
+WORDS = load_kb("kinship").words
+
+
+def policy(story_id: str, target: str, head: str, tail: str) -> tuple[str, str]:
+    """(kind, reply) for a story: kind is right, wrong or unparsable."""
+    bucket = int(story_id.replace("-", "")[:8], 16) % 10
+    if bucket < 5:
+        return "right", f"{tail} and {head} appear in the story. <answer>{target}</answer>"
+    if bucket == 5:
+        return "right", f"Reading the story, {tail} is {head}'s {target}."
+    if bucket < 8:
+        wrong = WORDS[(WORDS.index(target) + 1) % len(WORDS)]
+        return "wrong", f"<answer>{wrong}</answer>"
+    return "unparsable", "I cannot determine the relationship from the story."
+
+
+def questions(data: str) -> dict[str, tuple]:
+    """question text -> (id, target, head, tail) for every story of the folder."""
+    out = {}
+    for split in load_splits(data):
+        for row in split.rows:
+            head, tail = row.query
+            out[question_text(row.story, head, tail)] = (row.id, row.target, head, tail)
+    return out
+
+
+def make_handler(lookup: dict, model: str, log: Path, delay: float, fail_first: bool):
+    failed: set[str] = set()
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args) -> None:  # keep test output quiet
+            pass
+
+        def _send(self, code: int, body: dict) -> None:
+            data = json.dumps(body).encode()
+            self.send_response(code)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+            if not self.path.endswith("/chat/completions"):
+                return self._send(404, {"error": {"message": f"no route {self.path}"}})
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            if body.get("model") != model:
+                return self._send(404, {"error": {"message": f"model {body.get('model')!r} not found"}})
+            last = [m["content"] for m in body["messages"] if m["role"] == "user"][-1]
+            question = last.removesuffix("\n" + PLAIN_REQUEST).split("\n\n")[-1]
+            if question not in lookup:
+                return self._send(400, {"error": {"message": "unknown story"}})
+            story_id, target, head, tail = lookup[question]
+            refuse = fail_first and story_id not in failed
+            failed.add(story_id)
+            with open(log, "a", encoding="utf-8") as fh:
+                fh.write(("503 " if refuse else "") + story_id + "\n")
+            if refuse:
+                return self._send(503, {"error": {"message": "overloaded, try again"}})
+            time.sleep(delay)
+            _, reply = policy(story_id, target, head, tail)
+            self._send(200, {"id": "x", "object": "chat.completion", "model": model,
+                             "choices": [{"index": 0, "message": {"role": "assistant", "content": reply},
+                                          "finish_reason": "stop"}],
+                             "usage": {"prompt_tokens": len(last.split()), "completion_tokens": len(reply.split())}})
+
+    return Handler
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser()
+    p.add_argument("data")
+    p.add_argument("--port-file", required=True)
+    p.add_argument("--log", required=True)
+    p.add_argument("--model", default="test-model")
+    p.add_argument("--delay", type=float, default=0.0)
+    p.add_argument("--fail-first", action="store_true", help="answer each story's first request with 503")
+    args = p.parse_args(argv)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(questions(args.data), args.model, Path(args.log),
+                                                                args.delay, args.fail_first))
+    Path(args.port_file).write_text(str(server.server_address[1]))
+    server.serve_forever()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,34 @@
+"""Flagged templates are dropped; their ids are cached on disk by content, outside the package."""
+from __future__ import annotations
+
+import json
+
+from clutrr.render.templates import Template, template_id
+from clutrr.render.usable import cache_dir, dropped_rules
+
+
+def _t(text: str, clause: tuple[str, ...] = ("son",)) -> Template:
+    return Template(template_id(clause, "any", text), clause, "any", text, "bank.yaml")
+
+
+def test_flags_are_cached_by_content(tmp_path, monkeypatch):
+    monkeypatch.setenv("CLUTRR_CACHE_DIR", str(tmp_path / "cache"))
+    good, bad = _t("{B} is {A}'s son."), _t("{A} is {B}'s son.")
+    assert cache_dir() == tmp_path / "cache"
+    # backwards (rule 5), and "son" does not fit A when A is female (rule 6)
+    assert dropped_rules([good, bad]) == {bad.id: ["5", "6"]}
+    [cached] = (tmp_path / "cache").glob("flags-*.json")
+    # the second call reads the cache (a sentinel written there comes back) ...
+    cached.write_text(json.dumps({"sentinel": ["x"]}))
+    assert dropped_rules([good, bad]) == {"sentinel": ["x"]}
+    # ... and other content is another key
+    assert bad.id in dropped_rules([good, bad, _t("{B} is the son of {A}.")])
+    assert len(list((tmp_path / "cache").glob("flags-*.json"))) == 2
+
+
+def test_an_unwritable_cache_gives_the_same_flags(tmp_path, monkeypatch):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    monkeypatch.setenv("CLUTRR_CACHE_DIR", str(blocker / "cache"))  # a folder below a file: cannot exist
+    bad = _t("{A} is {B}'s son.")
+    assert list(dropped_rules([bad])) == [bad.id]
