@@ -10,7 +10,6 @@ output that is renamed into place when everything is written; see ``docs/scale.m
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import sys
 import tempfile
