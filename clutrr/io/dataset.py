@@ -20,7 +20,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from clutrr import __version__
-from clutrr.core.generator import GeneratorConfig, banks, check_request
+from clutrr.core.generator import GeneratorConfig, banks, check_request, relations_report
 from clutrr.core.noise import TASK_OF_NOISE
 from clutrr.engines import Engine, create_engine
 from clutrr.errors import UsageError
@@ -385,6 +385,7 @@ def _config(spec, ctx, files, shards, labels, heldout, file_patterns, split_patt
         "spec": _spec_dict(spec), "formats": list(ctx.formats),
         "files": out_files,
         "templates": templates,
+        "relations": relations_report(spec.config, [*spec.train_k, *spec.test_k]),
         "text": text,
         "splits": {s: {"rows": a["rows"], "labels": dict(sorted((w, n) for w, n in a["labels"].items() if n)),
                        "distinct_patterns": split_patterns.get(s, 0)} for s, a in by_split.items()},
