@@ -66,6 +66,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-template-split", action="store_true", help="let test stories reuse train templates")
     p.add_argument("--max-piece", type=int, default=3, help="most facts one template may cover (1-3, default 3)")
     p.add_argument("--no-brackets", action="store_true", help="write names without [brackets]")
+    p.add_argument("--relations", default="all", help="relation words stories may state and ask: all, or a vocabulary of kb_rules/vocabularies.yaml such as clutrr_v1 (the original release's words; default all)")
     p.add_argument("--generations", type=int, default=3, help="family generations (default 3)")
     p.add_argument("--min-children", type=int, default=1, help="fewest children per couple (default 1)")
     p.add_argument("--max-children", type=int, default=4, help="most children per couple (default 4)")
@@ -94,6 +95,7 @@ def run(args: argparse.Namespace) -> int:
         family=FamilyConfig(args.generations, args.min_children, args.max_children, args.p_marry, args.p_female),
         noise_facts=args.noise_facts, holdout=args.holdout, templates=args.templates,
         fallback_templates=args.fallback_templates, template_split=not args.no_template_split, max_piece=args.max_piece, brackets=not args.no_brackets,
+        relations=args.relations,
     )
     spec = DatasetSpec(
         train_k=parse_ks(args.k), test_k=parse_ks(args.test_k), noise=noise[0], test_noise=test_noise,

@@ -20,7 +20,7 @@ from tqdm import tqdm
 from clutrr import __version__
 from clutrr.io.csv_format import CsvWriter
 from clutrr.errors import UsageError
-from clutrr.core.generator import Example, GeneratorConfig, banks, check_request, make_example, pattern_heldout
+from clutrr.core.generator import Example, GeneratorConfig, banks, check_request, make_example, pattern_heldout, relations_report
 from clutrr.core.noise import TASK_OF_NOISE
 from clutrr.render.measures import text_summary
 from clutrr.io.staging import replace_dir, staging_dir
@@ -175,6 +175,7 @@ def _generate_into(spec: DatasetSpec, tmp: Path, workers: int, progress: bool) -
         "spec": _spec_dict(spec),
         "files": file_stats,
         "templates": _template_split(spec),
+        "relations": relations_report(spec.config, [*spec.train_k, *spec.test_k]),
         "text": text_summary(spec.config, spec.seed, tmp),
         "splits": {s: {"rows": a["rows"], "labels": dict(sorted(a["labels"].items())),
                        "distinct_patterns": len(a["patterns"])} for s, a in splits.items()},
