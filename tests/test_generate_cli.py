@@ -53,13 +53,24 @@ def _wait_for_workers(pid: int, n: int = 2) -> list:
     raise AssertionError("the workers did not start")
 
 
+def _finish(proc: subprocess.Popen) -> str:
+    """The stderr of ``proc`` once it exits; a process that hangs is killed and fails the test."""
+    try:
+        return proc.communicate(timeout=60)[1]
+    except subprocess.TimeoutExpired:
+        for child in psutil.Process(proc.pid).children(recursive=True):
+            child.kill()
+        proc.kill()
+        raise AssertionError("generate did not exit after the signal") from None
+
+
 def test_ctrl_c_with_two_workers_prints_one_line_and_leaves_nothing(tmp_path):
     proc = subprocess.Popen([sys.executable, str(REPO / "generate.py"), "--workers", "2", "--train-rows", "100000",
                              "--out", str(tmp_path / "d")], stderr=subprocess.PIPE, text=True, cwd=REPO,
                             start_new_session=True)
     _wait_for_workers(proc.pid)  # Ctrl-C while the workers start: the moment a stray traceback could appear
     os.killpg(proc.pid, signal.SIGINT)  # as a terminal does: the whole process group
-    err = proc.communicate(timeout=60)[1]
+    err = _finish(proc)
     assert proc.returncode == 130, err
     assert err.strip() == "generate.py: interrupted", err
     assert list(tmp_path.iterdir()) == []
@@ -79,7 +90,7 @@ def test_sigterm_stops_the_workers_too(tmp_path):
                              "--out", str(tmp_path / "d")], stderr=subprocess.PIPE, text=True, cwd=REPO)
     children = _wait_for_workers(proc.pid)
     proc.send_signal(signal.SIGTERM)  # a job scheduler's stop: to the parent only
-    proc.communicate(timeout=60)
+    _finish(proc)
     assert proc.returncode == 130
     gone, alive = psutil.wait_procs(children, timeout=10)
     assert not alive, alive
