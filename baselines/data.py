@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from clutrr.io.csv_format import StoryRow, read_csv
+from clutrr.io.shards import logical_files
 from clutrr.errors import UsageError
 from clutrr.core.kb import KB, load_kb
 
@@ -159,22 +160,28 @@ def parse_task(file_name: str) -> tuple[str, int, int]:
 
 
 def load_dataset(root: str | Path, labels: LabelVocab | None = None, max_train: int | None = None) -> Dataset:
-    """Load a data folder holding exactly one ``*_train.csv`` and any number of ``*_test.csv``."""
+    """Load a data folder holding exactly one ``*_train.csv`` and any number of ``*_test.csv``
+    (each possibly written in shards, ``*_test-00000-of-00004.csv`` ...)."""
     root = Path(root)
     if not root.is_dir():
         raise UsageError(f"data folder {root} does not exist")
     labels = labels or LabelVocab.from_kb()
-    trains = sorted(root.glob("*_train.csv"))
+    try:
+        found = logical_files(root, ".csv")
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    trains = [f"{stem}.csv" for stem in found if stem.endswith("_train")]
     if len(trains) != 1:
         raise UsageError(f"{root} must hold exactly one *_train.csv (found {len(trains)})")
     tests = []
-    for path in root.glob("*_test.csv"):
-        task, noise, k = parse_task(path.name)
-        tests.append(TestSplit(path.name, task, noise, k, load_stories(path, labels)))
+    for stem in found:
+        if stem.endswith("_test"):
+            task, noise, k = parse_task(f"{stem}.csv")
+            tests.append(TestSplit(f"{stem}.csv", task, noise, k, load_stories(root / f"{stem}.csv", labels)))
     if not tests:
         raise UsageError(f"{root} holds no *_test.csv")
     tests.sort(key=lambda t: (t.noise, t.k))
-    train = load_stories(trains[0], labels)
+    train = load_stories(root / trains[0], labels)
     if max_train is not None:
         train = train[:max_train]
-    return Dataset(str(root), trains[0].name, train, tests, labels)
+    return Dataset(str(root), trains[0], train, tests, labels)

@@ -3,11 +3,13 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
+from typing import Iterator
 
 import numpy as np
 
 from clutrr.core.family import Family
-from clutrr.core.kb import KB, bits
+from clutrr.core.kb import KB, random_bit
+from clutrr.core.vocabulary import WordMask
 
 
 @dataclass
@@ -36,66 +38,116 @@ class Chain:
 
 def present_targets(family: Family, kb: KB) -> list[tuple[int, int]]:
     """(predicate, gender) word types held by at least one pair with a single relation."""
-    if family.targets is not None:
-        return family.targets
-    out = []
-    for p in range(len(kb.predicates)):
-        m = family.masks[p] & family.single
-        if not m.any():
-            continue
-        tails = m.any(axis=0)
-        for g in (0, 1):
-            if (tails & (family.gender == g)).any():
-                out.append((p, g))
-    family.targets = out
-    return out
+    hit = family.cache.get("targets")
+    if hit is None:
+        tails = (family.masks & family.single_mask).any(axis=1)  # [p, y]: y is someone's only p
+        hit = [(p, g) for g in (0, 1) for p in np.flatnonzero((tails & (family.gender == g)).any(axis=1)).tolist()]
+        hit.sort()
+        family.cache["targets"] = hit
+    return hit
 
 
-def pick_pair(family: Family, pred: int, gender: int, rng: random.Random) -> tuple[int, int] | None:
-    """A random pair (x, z) where z is x's ``pred`` and nothing else, and z has ``gender``."""
-    m = family.masks[pred] & family.single & (family.gender == gender)[None, :]
-    xs, zs = np.nonzero(m)
-    if len(xs) == 0:
-        return None
-    i = rng.randrange(len(xs))
-    return int(xs[i]), int(zs[i])
+def target_pairs(family: Family, pred: int, gender: int) -> list[tuple[int, int]]:
+    """Every pair (x, z) where z is x's ``pred`` and nothing else, and z has ``gender``."""
+    key = ("pairs", pred, gender)
+    pairs = family.cache.get(key)
+    if pairs is None:
+        gb = family.gender_bits[gender]
+        pairs = family.cache[key] = []
+        for x, (r, s) in enumerate(zip(family.rows[pred], family.single)):
+            m = r & s & gb
+            while m:
+                low = m & -m
+                pairs.append((x, low.bit_length() - 1))
+                m ^= low
+    return pairs
 
 
-def backward_chain(family: Family, kb: KB, k: int, x: int, z: int, rng: random.Random) -> Chain | None:
+def in_random_order(groups: tuple, rand) -> Iterator:
+    """The items of each group in uniformly random order, group after group (drawn lazily)."""
+    for group in groups:
+        items = list(group)
+        n = len(items)
+        while n:
+            i = int(rand() * n)
+            yield items[i]
+            n -= 1
+            items[i] = items[n]
+
+
+_RULE_GROUPS: dict[tuple[int, WordMask | None], tuple[KB, list[tuple]]] = {}
+
+
+def _rule_groups(kb: KB, allowed: WordMask | None) -> list[tuple]:
+    """Per head predicate, its rules in groups tried in turn: with ``allowed``, rules whose
+    two facts can both be stated by allowed words come first, then those with one."""
+    key = (id(kb), allowed)
+    hit = _RULE_GROUPS.get(key)
+    if hit is None or hit[0] is not kb:
+        if allowed is None:
+            groups = [(rules,) for rules in kb.by_head]
+        else:
+            def sayable(pair: tuple[int, int]) -> int:
+                return sum(any(allowed[p]) for p in pair)
+            groups = [tuple(tuple(r for r in rules if sayable(r) == n) for n in (2, 1, 0)) for rules in kb.by_head]
+        hit = _RULE_GROUPS[key] = (kb, groups)
+    return hit[1]
+
+
+def backward_chain(family: Family, kb: KB, k: int, x: int, z: int, rng: random.Random,
+                   allowed: WordMask | None = None) -> Chain | None:
     """Expand the fact "z is x's R" exactly k-1 times into a simple path, or return None.
 
-    Each step picks a subgoal fact (a, r, b) of the current path at random, a rule
-    ``r1 . r2 -> r`` at random among those that can be grounded, a gender and then a person
-    c not yet on the path with "c is a's r1" and "b is c's r2" true in the family.
+    Each step picks, uniformly at random, a subgoal fact (a, r, b) of the current path among
+    those that some rule can expand, a rule ``r1 . r2 -> r`` among those that can be
+    grounded, a gender, and a person c not yet on the path with "c is a's r1" and "b is c's
+    r2" true in the family. (Subgoals and rules are drawn without replacement until one
+    works, which gives these uniform choices without listing every option.)
+
+    With ``allowed``, every fact of the final path must state an allowed relation word:
+    facts stating other words are expanded first, rules whose facts can be stated are
+    preferred, and the path fails as soon as more unstated facts remain than steps.
     """
     target = family.relation(x, z)
     if target < 0:
         return None
     chain = Chain([x, z], [target], target)
+    people, preds = chain.people, chain.preds
+    rows, cols, genders, gender_bits = family.rows, family.cols(), family.genders, family.gender_bits
+    rule_groups = _rule_groups(kb, allowed)
+    rand = rng.random
     used = (1 << x) | (1 << z)
-    for _ in range(k - 1):
-        edges = list(range(len(chain.preds)))
-        rng.shuffle(edges)
-        done = False
-        for e in edges:
-            a, b, r = chain.people[e], chain.people[e + 1], chain.preds[e]
-            rules = kb.rules_for(r)
-            rng.shuffle(rules)
-            for r1, r2 in rules:
-                cand = family.row_bits(r1, a) & family.col_bits(r2, b) & ~used
+
+    def banned(i: int) -> bool:
+        return not allowed[preds[i]][genders[people[i + 1]]]
+
+    for left in range(k - 1, 0, -1):
+        if allowed is None:
+            edge_groups: tuple = (range(len(preds)),)
+        else:
+            bad = [i for i in range(len(preds)) if banned(i)]
+            if len(bad) > left:
+                return None  # an expansion replaces at most one banned fact
+            edge_groups = (bad, [i for i in range(len(preds)) if not banned(i)])
+        found = False
+        for e in in_random_order(edge_groups, rand):
+            a, b, r = people[e], people[e + 1], preds[e]
+            for r1, r2 in in_random_order(rule_groups[r], rand):
+                cand = rows[r1][a] & cols[r2][b] & ~used
                 if not cand:
                     continue
-                by_gender = [cand & gb for gb in family.gender_bits if cand & gb]
-                options = bits(rng.choice(by_gender))
-                c = options[rng.randrange(len(options))]
+                by_gender = [cand & gb for gb in gender_bits if cand & gb]
+                c = random_bit(by_gender[int(rand() * len(by_gender))], rand)
                 used |= 1 << c
-                chain.people.insert(e + 1, c)
-                chain.preds[e:e + 1] = [r1, r2]
+                people.insert(e + 1, c)
+                preds[e:e + 1] = [r1, r2]
                 chain.proof.append(((a, r, b), (a, r1, c), (c, r2, b)))
-                done = True
+                found = True
                 break
-            if done:
+            if found:
                 break
-        if not done:
+        if not found:
             return None
+    if allowed is not None and any(banned(i) for i in range(k)):
+        return None
     return chain

@@ -3,12 +3,16 @@
 Sets of predicates are bitmasks. A chain of facts entails, for its two ends, the union over
 every bracketing of its composition (a CYK table); a story (any graph of facts) entails the
 closure of its facts under the composition, inverse and symmetry rules.
+
+``relations_closed`` bounds all of these from above without deriving anything: when the
+true relations among a story's people are closed under the rules, the closure of any true
+facts among them (the least closed set containing them) lies inside those relations.
 """
 from __future__ import annotations
 
-from collections import defaultdict
+import numpy as np
 
-from clutrr.core.kb import KB, bits
+from clutrr.core.kb import KB
 
 
 def chain_entailment(kb: KB, preds: list[int]) -> int:
@@ -18,19 +22,75 @@ def chain_entailment(kb: KB, preds: list[int]) -> int:
     set means every bracketing that derives anything derives the same relation.
     """
     n = len(preds)
-    table = [[0] * (n + 1) for _ in range(n + 1)]
+    shift, cache, compose = kb.shift, kb.set_cache, kb.compose_sets
+    # span[i][j]: what people i and j entail, for i < j
+    span = [[0] * (n + 1) for _ in range(n + 1)]
     for i, p in enumerate(preds):
-        table[i][i + 1] = 1 << p
+        span[i][i + 1] = 1 << p
     for length in range(2, n + 1):
         for i in range(0, n - length + 1):
             j = i + length
+            row = span[i]
             acc = 0
             for m in range(i + 1, j):
-                left, right = table[i][m], table[m][j]
+                left, right = row[m], span[m][j]
                 if left and right:
-                    acc |= kb.compose_sets(left, right)
-            table[i][j] = acc
-    return table[0][n]
+                    r = cache.get(left << shift | right)
+                    acc |= compose(left, right) if r is None else r
+            row[j] = acc
+    return span[0][n]
+
+
+def _closure(kb: KB, facts: list[tuple[int, int, int]], m: int) -> list[int]:
+    """The closure as a flat ``m * m`` list of predicate bitmasks over people ``0..m-1``.
+
+    Semi-naive: each newly derived (a, new, b) is joined with the known facts at b (out of
+    it) and at a (into it), and its inverse is added; rules need three distinct people.
+    """
+    shift, cache, compose, inverse = kb.shift, kb.set_cache, kb.compose_sets, kb.inverse_sets
+    known = [0] * (m * m)
+    out_adj = [0] * m  # out_adj[a]: people b with known (a, b)
+    in_adj = [0] * m
+    work: list[tuple[int, int, int]] = []
+    for a, p, b in facts:
+        if a != b:
+            work.append((a, 1 << p, b))
+    while work:
+        a, new, b = work.pop()
+        idx = a * m + b
+        new &= ~known[idx]
+        if not new:
+            continue
+        known[idx] |= new
+        out_adj[a] |= 1 << b
+        in_adj[b] |= 1 << a
+        inv = inverse(new)
+        if inv:
+            work.append((b, inv, a))
+        row = out_adj[b] & ~(1 << a)
+        base = b * m
+        while row:
+            low = row & -row
+            row ^= low
+            c = low.bit_length() - 1
+            key = new << shift | known[base + c]
+            r = cache.get(key)
+            if r is None:
+                r = compose(new, known[base + c])
+            if r:
+                work.append((a, r, c))
+        col = in_adj[a] & ~(1 << b)
+        while col:
+            low = col & -col
+            col ^= low
+            z = low.bit_length() - 1
+            key = known[z * m + a] << shift | new
+            r = cache.get(key)
+            if r is None:
+                r = compose(known[z * m + a], new)
+            if r:
+                work.append((z, r, b))
+    return known
 
 
 def story_closure(kb: KB, facts: list[tuple[int, int, int]]) -> dict[tuple[int, int], int]:
@@ -39,52 +99,26 @@ def story_closure(kb: KB, facts: list[tuple[int, int, int]]) -> dict[tuple[int, 
     Inverse facts are added for predicates with a declared inverse; rules apply to three
     distinct people only.
     """
-    known: dict[tuple[int, int], int] = defaultdict(int)
-    out_edges: dict[int, set[int]] = defaultdict(set)
-    in_edges: dict[int, set[int]] = defaultdict(set)
-    work: list[tuple[int, int, int]] = []
+    people = sorted({a for a, _, _ in facts} | {b for _, _, b in facts})
+    pos = {p: i for i, p in enumerate(people)}
+    m = len(people)
+    known = _closure(kb, [(pos[a], p, pos[b]) for a, p, b in facts], m)
+    return {(people[i // m], people[i % m]): v for i, v in enumerate(known) if v}
 
-    def add(a: int, p_bits: int, b: int) -> None:
-        if not p_bits or a == b:
-            return
-        new = p_bits & ~known[(a, b)]
-        if new:
-            known[(a, b)] |= new
-            out_edges[a].add(b)
-            in_edges[b].add(a)
-            work.append((a, new, b))
 
-    inverse = [p.inverse for p in kb.predicates]
-    inverse_of: dict[int, int] = {}
-    compose = kb.compose_sets
-    cache = kb.set_cache  # read directly: this loop is the generator's hot path
-    for a, p, b in facts:
-        add(a, 1 << p, b)
-    while work:
-        a, new, b = work.pop()
-        inv_bits = inverse_of.get(new)
-        if inv_bits is None:
-            inv_bits = 0
-            for p in bits(new):
-                if inverse[p] >= 0:
-                    inv_bits |= 1 << inverse[p]
-            inverse_of[new] = inv_bits
-        add(b, inv_bits, a)
-        for c in list(out_edges[b]):
-            if c != a:
-                key = (new, known[(b, c)])
-                r = cache.get(key)
-                if r is None:
-                    r = compose(*key)
-                if r:
-                    add(a, r, c)
-        for z in list(in_edges[a]):
-            if z != b:
-                key = (known[(z, a)], new)
-                r = cache.get(key)
-                if r is None:
-                    r = compose(*key)
-                if r:
-                    add(z, r, b)
-    return {key: v for key, v in known.items() if v}
+def relations_closed(kb: KB, sub: np.ndarray) -> bool:
+    """Whether boolean relations ``sub[p, i, j]`` among some people are closed under the KB.
 
+    Closed means: for every rule ``r1 . r2 -> r`` and distinct people i, j, l, ``sub[r1, i, j]``
+    and ``sub[r2, j, l]`` give ``sub[r, i, l]``; and ``sub[p, i, j]`` gives
+    ``sub[inverse(p), j, i]``. The diagonal of ``sub`` must be empty (nobody is their own
+    relative), which keeps j apart from i and l.
+    """
+    first, second, head, has_inverse, inverse = kb.rule_arrays()
+    m = sub.shape[1]
+    as_float = sub.astype(np.float32)
+    derived = np.matmul(as_float[first], as_float[second]) > 0
+    derived[:, np.arange(m), np.arange(m)] = False
+    if (derived & ~sub[head]).any():
+        return False
+    return not (sub[has_inverse].transpose(0, 2, 1) & ~sub[inverse]).any()

@@ -1,19 +1,19 @@
 """Stochastic family graphs and their complete ground-truth relations.
 
-A family is a networkx DiGraph: nodes are people (attribute ``gender``: 0 male, 1 female),
-an edge ``x -> y`` with ``kind="parent"`` says y is x's parent, and a pair of edges with
-``kind="spouse"`` links a married couple. Every named relation between every ordered pair
-is then computed from these primitives by the KB's definitions.
+A family is held in plain lists: person i has ``genders[i]`` (0 male, 1 female), parents
+``father[i]`` and ``mother[i]`` (-1 when unrecorded) and ``spouse[i]`` (-1 when single).
+Every named relation between every ordered pair is computed from these primitives by the
+KB's definitions, as a boolean array ``masks[p, x, y]`` (y is x's p) and as rows of int
+bitsets for fast set algebra in Python: bit y of ``rows[p][x]``.
 """
 from __future__ import annotations
 
 import random
 from dataclasses import dataclass
 
-import networkx as nx
 import numpy as np
 
-from clutrr.core.genealogy import relation_bits, relation_masks
+from clutrr.core.genealogy import bit_rows, relation_masks
 from clutrr.core.kb import KB
 
 
@@ -40,60 +40,70 @@ class FamilyConfig:
 
 
 class Family:
-    """A sampled family: the genealogy graph plus the relation matrices derived from it."""
+    """A sampled family: people, their parents and spouses, and every relation between them.
 
-    def __init__(self, graph: nx.DiGraph, kb: KB) -> None:
-        self.graph = graph
-        n = graph.number_of_nodes()
-        self.gender = np.array([graph.nodes[i]["gender"] for i in range(n)], dtype=np.int8)
+    Work that several stories drawn from one family share (target words, candidate pairs,
+    inverse rows) is computed on first use and kept.
+    """
+
+    def __init__(self, genders: list[int], father: list[int], mother: list[int], spouse: list[int], kb: KB) -> None:
+        n = len(genders)
+        self.genders = genders
+        self.father, self.mother, self.spouse = father, mother, spouse
+        self.gender = np.array(genders, dtype=np.int8)
         parent = np.zeros((n, n), dtype=bool)
-        spouse = np.zeros((n, n), dtype=bool)
-        for x, y, kind in graph.edges(data="kind"):
-            (parent if kind == "parent" else spouse)[x, y] = True
-        self.masks = relation_masks(kb, parent, spouse)
-        self.bits = relation_bits(self.masks)
-        single = (self.bits != 0) & ((self.bits & (self.bits - np.uint32(1))) == 0)
-        self.single = single
-        self.targets: list[tuple[int, int]] | None = None
-        self.gender_bits = tuple(_as_bits(self.gender == g) for g in (0, 1))
-        self._rows: dict[tuple[int, int], int] = {}
-        self._cols: dict[tuple[int, int], int] = {}
+        married = np.zeros((n, n), dtype=bool)
+        for x, (f, m, s) in enumerate(zip(father, mother, spouse)):
+            if f >= 0:
+                parent[x, f] = parent[x, m] = True
+            if s >= 0:
+                married[x, s] = True
+        self.masks = relation_masks(kb, parent, married)
+        self.single_mask = self.masks.sum(axis=0, dtype=np.uint8) == 1
+        rows = bit_rows(np.concatenate([self.masks, self.single_mask[None]]))
+        self.rows = rows[:-1]
+        self.single = rows[-1]  # single[x]: the people who are exactly one relation of x
+        self.gender_bits = (sum(1 << i for i, g in enumerate(genders) if g == 0),
+                            sum(1 << i for i, g in enumerate(genders) if g == 1))
+        self.cache: dict = {}  # per-family work shared by the stories of a block
+        self._cols: list[list[int]] | None = None
+        self._only: list[list[int]] | None = None  # [x][y]: the predicate of a single pair
+
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        state["cache"], state["_cols"], state["_only"] = {}, None, None  # cheap to rebuild, costly to ship
+        return state
 
     @property
     def size(self) -> int:
         """Number of people."""
-        return int(self.gender.shape[0])
+        return len(self.genders)
 
     def relation(self, x: int, y: int) -> int:
         """The predicate index of y to x when exactly one holds, else -1."""
-        b = int(self.bits[x, y])
-        if b == 0 or b & (b - 1):
+        if not self.single[x] >> y & 1:
             return -1
-        return b.bit_length() - 1
+        if self._only is None:
+            self._only = self.masks.argmax(axis=0).tolist()
+        return self._only[x][y]
 
     def row_bits(self, pred: int, x: int) -> int:
         """The people y with "y is x's pred", as an int bitset (bit y)."""
-        key = (pred, x)
-        hit = self._rows.get(key)
-        if hit is None:
-            hit = self._rows[key] = _as_bits(self.masks[pred, x])
-        return hit
+        return self.rows[pred][x]
 
     def col_bits(self, pred: int, y: int) -> int:
         """The people x with "y is x's pred", as an int bitset (bit x)."""
-        key = (pred, y)
-        hit = self._cols.get(key)
-        if hit is None:
-            hit = self._cols[key] = _as_bits(self.masks[pred, :, y])
-        return hit
+        return self.cols()[pred][y]
+
+    def cols(self) -> list[list[int]]:
+        """``cols()[p][y]``: the people x with "y is x's p", as int bitsets (built on first use)."""
+        if self._cols is None:
+            self._cols = bit_rows(self.masks.transpose(0, 2, 1))
+        return self._cols
 
     def holds(self, x: int, pred: int, y: int) -> bool:
         """Whether y is x's ``pred``."""
-        return bool(self.masks[pred, x, y])
-
-
-def _as_bits(row: np.ndarray) -> int:
-    return int.from_bytes(np.packbits(row, bitorder="little").tobytes(), "little")
+        return bool(self.rows[pred][x] >> y & 1)
 
 
 def sample_family(config: FamilyConfig, kb: KB, rng: random.Random) -> Family:
@@ -103,22 +113,21 @@ def sample_family(config: FamilyConfig, kb: KB, rng: random.Random) -> Family:
     outsider of the other gender with probability p_marry, and an outsider brings their
     own parents and up to max_children - 1 siblings with probability p_inlaw_family.
     """
-    g = nx.DiGraph()
+    genders: list[int] = []
+    father: list[int] = []
+    mother: list[int] = []
+    spouse: list[int] = []
 
-    def person(gender: int) -> int:
-        i = g.number_of_nodes()
-        g.add_node(i, gender=gender)
-        return i
+    def person(gender: int, dad: int = -1, mum: int = -1) -> int:
+        genders.append(gender)
+        father.append(dad)
+        mother.append(mum)
+        spouse.append(-1)
+        return len(genders) - 1
 
     def marry(a: int, b: int) -> None:
-        g.add_edge(a, b, kind="spouse")
-        g.add_edge(b, a, kind="spouse")
-
-    def child_of(father: int, mother: int, gender: int) -> int:
-        c = person(gender)
-        g.add_edge(c, father, kind="parent")
-        g.add_edge(c, mother, kind="parent")
-        return c
+        spouse[a] = b
+        spouse[b] = a
 
     def new_gender() -> int:
         return 1 if rng.random() < config.p_female else 0
@@ -128,22 +137,21 @@ def sample_family(config: FamilyConfig, kb: KB, rng: random.Random) -> Family:
     couples = [(founder_m, founder_f)]
     for _ in range(config.generations - 1):
         next_couples = []
-        for father, mother in couples:
+        for dad, mum in couples:
             for _ in range(rng.randint(config.min_children, config.max_children)):
-                c = child_of(father, mother, new_gender())
+                c = person(new_gender(), dad, mum)
                 if rng.random() >= config.p_marry:
                     continue
-                partner_gender = 1 - int(g.nodes[c]["gender"])
+                partner_gender = 1 - genders[c]
                 if rng.random() < config.p_inlaw_family:
                     pf, pm = person(0), person(1)
                     marry(pf, pm)
-                    partner = child_of(pf, pm, partner_gender)
+                    partner = person(partner_gender, pf, pm)
                     for _ in range(rng.randint(0, max(0, config.max_children - 1))):
-                        child_of(pf, pm, new_gender())
+                        person(new_gender(), pf, pm)
                 else:
                     partner = person(partner_gender)
                 marry(c, partner)
-                pair = (c, partner) if g.nodes[c]["gender"] == 0 else (partner, c)
-                next_couples.append(pair)
+                next_couples.append((c, partner) if genders[c] == 0 else (partner, c))
         couples = next_couples
-    return Family(g, kb)
+    return Family(genders, father, mother, spouse, kb)

@@ -80,19 +80,109 @@ def parse_definition(text: str) -> tuple:
     return tree
 
 
-_TREES: dict[int, dict[str, tuple]] = {}
+_BASE = ("parent", "spouse", "self")
 
 
-def _trees(kb: KB) -> dict[str, tuple]:
-    trees = _TREES.get(id(kb))
-    if trees is None:
+class _Program:
+    """A KB's definitions compiled to straight-line steps over boolean relation matrices.
+
+    Slots 0-2 hold parent, spouse and self; each step ``(op, a, b)`` appends a slot.
+    Equal subexpressions share one slot, so ``~parent`` is computed once per family.
+    """
+
+    def __init__(self, kb: KB) -> None:
         trees = {}
         for p in kb.predicates:
             if p.definition is None:
                 raise KBError(f"predicate {p.name!r} has no definition")
             trees[p.name] = parse_definition(p.definition)
-        _TREES[id(kb)] = trees
-    return trees
+        self.steps: list[tuple[str, int, int]] = []
+        self._slot: dict[tuple, int] = {("base", name): i for i, name in enumerate(_BASE)}
+        self._trees = trees
+        self._active: set[str] = set()
+        self.outputs = [self._predicate(p.name) for p in kb.predicates]
+
+    def _emit(self, key: tuple, op: str, a: int, b: int = -1) -> int:
+        slot = self._slot.get(key)
+        if slot is None:
+            self.steps.append((op, a, b))
+            slot = self._slot[key] = len(_BASE) + len(self.steps) - 1
+        return slot
+
+    def _predicate(self, name: str) -> int:
+        key = ("pred", name)
+        if key in self._slot:
+            return self._slot[key]
+        if name in self._active:
+            raise KBError(f"definition of {name!r} refers to itself")
+        self._active.add(name)
+        body = self._compile(self._trees[name], name)
+        self._active.discard(name)
+        return self._emit(key, "noself", body)
+
+    def _compile(self, tree: tuple, owner: str) -> int:
+        op = tree[0]
+        if op == "name":
+            name = tree[1]
+            if name in _BASE and (name == owner or name not in self._trees):
+                return self._slot[("base", name)]
+            if name not in self._trees:
+                raise KBError(f"unknown name {name!r} in a definition")
+            return self._predicate(name)
+        if op == "~":
+            a = self._compile(tree[1], owner)
+            return self._emit(("~", a), "~", a)
+        a, b = self._compile(tree[1], owner), self._compile(tree[2], owner)
+        return self._emit((op, a, b), op, a, b)
+
+    def run(self, parent: np.ndarray, spouse: np.ndarray) -> np.ndarray:
+        """Every predicate's matrix, stacked in KB order, from the primitive matrices."""
+        n = parent.shape[0]
+        eye = np.eye(n, dtype=bool)
+        slots = [parent, spouse, eye]
+        for op, a, b in self.steps:
+            m = slots[a]
+            if op == ".":
+                out = compose(m, slots[b])
+            elif op == "~":
+                out = m.T
+            elif op == "|":
+                out = m | slots[b]
+            elif op == "-":
+                out = m & ~slots[b]
+            else:  # noself: nobody is their own relative
+                out = m & ~eye
+            slots.append(out)
+        return np.stack([slots[i] for i in self.outputs]) if self.outputs else np.zeros((0, n, n), dtype=bool)
+
+
+# OpenBLAS multiplies with one thread up to 65536 * 4 multiply-adds; above that its worker
+# threads spin, which costs far more CPU than these small products need
+_SINGLE_THREAD_WORK = 65536 * 4
+
+
+def compose(first: np.ndarray, then: np.ndarray) -> np.ndarray:
+    """Boolean relation product: ``out[x, z]`` when some y has ``first[x, y]`` and ``then[y, z]``.
+
+    Float products are exact here (counts stay below 2**24); rows go in blocks small
+    enough for BLAS to stay on one thread.
+    """
+    a, b = first.astype(np.float32), then.astype(np.float32)
+    n, inner = a.shape
+    step = max(1, _SINGLE_THREAD_WORK // max(1, inner * b.shape[1]))
+    if step >= n:
+        return (a @ b) > 0
+    return np.concatenate([(a[i:i + step] @ b) > 0 for i in range(0, n, step)])
+
+
+_PROGRAMS: dict[int, tuple[KB, _Program]] = {}
+
+
+def _program(kb: KB) -> _Program:
+    hit = _PROGRAMS.get(id(kb))
+    if hit is None or hit[0] is not kb:
+        hit = _PROGRAMS[id(kb)] = (kb, _Program(kb))
+    return hit[1]
 
 
 def relation_masks(kb: KB, parent: np.ndarray, spouse: np.ndarray) -> np.ndarray:
@@ -101,44 +191,17 @@ def relation_masks(kb: KB, parent: np.ndarray, spouse: np.ndarray) -> np.ndarray
     ``parent[x, y]`` is true when y is a parent of x; ``spouse`` is symmetric.
     The diagonal is always false: nobody is their own relative.
     """
-    n = parent.shape[0]
-    base = {"parent": parent.astype(bool), "spouse": spouse.astype(bool), "self": np.eye(n, dtype=bool)}
-    trees = _trees(kb)
-    done: dict[str, np.ndarray] = {}
-    active: set[str] = set()
-
-    def evaluate(tree: tuple, owner: str) -> np.ndarray:
-        op = tree[0]
-        if op == "name":
-            return lookup(tree[1], owner)
-        if op == "~":
-            return evaluate(tree[1], owner).T
-        left, right = evaluate(tree[1], owner), evaluate(tree[2], owner)
-        if op == ".":
-            return (left.astype(np.uint8) @ right.astype(np.uint8)) > 0
-        return (left | right) if op == "|" else (left & ~right)
-
-    def lookup(name: str, owner: str = "") -> np.ndarray:
-        if name in done:
-            return done[name]
-        if name in base and (name == owner or name not in trees):
-            return base[name]
-        if name not in trees:
-            raise KBError(f"unknown name {name!r} in a definition")
-        if name in active:
-            raise KBError(f"definition of {name!r} refers to itself")
-        active.add(name)
-        val = evaluate(trees[name], name) & ~base["self"]
-        active.discard(name)
-        done[name] = val
-        return val
-
-    return np.stack([lookup(p.name) for p in kb.predicates])
+    return _program(kb).run(np.asarray(parent, dtype=bool), np.asarray(spouse, dtype=bool))
 
 
-def relation_bits(masks: np.ndarray) -> np.ndarray:
-    """Collapse ``[predicate, x, y]`` masks into one ``uint32`` bitmask per pair."""
-    out = np.zeros(masks.shape[1:], dtype=np.uint32)
-    for i in range(masks.shape[0]):
-        out |= masks[i].astype(np.uint32) << np.uint32(i)
-    return out
+def bit_rows(masks: np.ndarray) -> list[list[int]]:
+    """``out[i][x]``: row x of matrix ``masks[i]`` as an int bitset (bit y set when ``masks[i, x, y]``)."""
+    count, n = masks.shape[:2]
+    packed = np.packbits(masks, axis=2, bitorder="little")
+    words = max(1, (packed.shape[2] + 7) // 8)
+    buf = np.zeros((count, n, 8 * words), dtype=np.uint8)
+    buf[:, :, :packed.shape[2]] = packed
+    chunks = buf.view("<u8").reshape(count, n, words)
+    if words == 1:
+        return chunks[:, :, 0].tolist()
+    return [[sum(w << (64 * i) for i, w in enumerate(row)) for row in rows] for rows in chunks.tolist()]

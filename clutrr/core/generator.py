@@ -11,16 +11,18 @@ import uuid
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+import numpy as np
 import yaml
 
-from clutrr.core.chainer import Chain, backward_chain, pick_pair, present_targets
+from clutrr.core.chainer import Chain, backward_chain, present_targets, target_pairs
 from clutrr.io.csv_format import StoryRow
-from clutrr.core.entailment import chain_entailment, story_closure
+from clutrr.core.entailment import chain_entailment, relations_closed, story_closure
 from clutrr.errors import UsageError
 from clutrr.core.family import Family, FamilyConfig, sample_family
 from clutrr.core.kb import GENDERS, KB, load_kb
 from clutrr.core.names import load_names
 from clutrr.core.noise import NOISE_KINDS, TASK_OF_NOISE, add_noise
+from clutrr.core.vocabulary import WordMask, load_vocabulary, reachable_targets, vocabulary_names, word_mask
 from clutrr.render.stitching import Piece, render_path
 from clutrr.render.templates import Bank
 from clutrr.render.usable import split_banks
@@ -29,6 +31,9 @@ MAX_K = 30
 MAX_ATTEMPTS = 400
 CHAINS_PER_FAMILY = 4
 LARGE_FAMILY_K = 13
+PROBE_FAMILIES = 40
+FAMILY_CHECK_MAX = 32  # up to this size, checking a whole family once is cheaper than each story
+CYK_MAX_K = 8  # clean chains up to this length are checked by their CYK table instead
 SPLITS = ("train", "test")
 
 
@@ -50,6 +55,7 @@ class GeneratorConfig:
     max_piece: int = 3
     brackets: bool = True
     stories_per_family: int = 8
+    relations: str = "all"
 
     def validate(self) -> None:
         """Raise UsageError naming the first bad setting."""
@@ -65,6 +71,11 @@ class GeneratorConfig:
             raise UsageError(f"--max-piece must be 1, 2 or 3, got {self.max_piece}")
         if self.stories_per_family < 1:
             raise UsageError("stories_per_family must be at least 1")
+        if self.relations not in vocabulary_names():
+            raise UsageError(f"unknown --relations {self.relations!r} (choose from {', '.join(vocabulary_names())})")
+        vocabulary = load_vocabulary(self.relations)
+        for words in (vocabulary.edges, vocabulary.targets):
+            word_mask(load_kb(self.kb), words)
 
 
 @dataclass
@@ -78,10 +89,10 @@ class Example:
     family: Family
 
 
-def stable_hash(*parts: object) -> int:
-    """A 64-bit hash of the parts' reprs, stable across processes and Python versions."""
+def stable_hash(*parts: object, size: int = 8) -> int:
+    """A hash of ``size`` bytes of the parts' reprs, stable across processes and Python versions."""
     text = "\x1f".join(repr(p) for p in parts)
-    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big")
+    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=size).digest(), "big")
 
 
 def pattern_heldout(pattern: str, k: int, seed: int, fraction: float) -> bool:
@@ -142,25 +153,120 @@ def _split_banks(source: str, template_split: bool, seed: int, kb_name: str,
 _FAMILY_CACHE: dict[tuple, Family] = {}
 
 
+def _family_config(config: GeneratorConfig, k: int) -> FamilyConfig:
+    """Long chains need room: from LARGE_FAMILY_K on, families have at least 4 generations."""
+    if k >= LARGE_FAMILY_K and config.family.generations < 4:
+        return FamilyConfig(**{**config.family.__dict__, "generations": 4})
+    return config.family
+
+
 def _family(config: GeneratorConfig, kb: KB, key: tuple, k: int) -> Family:
-    fam = _FAMILY_CACHE.get(key)
+    fc = _family_config(config, k)
+    cache_key = (config.kb, fc, *key)
+    fam = _FAMILY_CACHE.get(cache_key)
     if fam is None:
-        fc = config.family
-        if k >= LARGE_FAMILY_K:
-            fc = FamilyConfig(**{**fc.__dict__, "generations": max(fc.generations, 4)})
         fam = sample_family(fc, kb, random.Random(stable_hash("family", *key)))
         if len(_FAMILY_CACHE) > 16:
             _FAMILY_CACHE.clear()
-        _FAMILY_CACHE[key] = fam
+        _FAMILY_CACHE[cache_key] = fam
     return fam
 
 
-def _target_word(kb: KB, seed: int, split: str, k: int, noise: str, index: int) -> tuple[int, int]:
-    """Stratified target: each block of len(words) indices uses every word once."""
-    n = len(kb.words)
+@lru_cache(maxsize=64)
+def _probe(config: GeneratorConfig, k: int, candidates: tuple[tuple[int, int], ...]) -> tuple[tuple[int, int], ...]:
+    """The candidate targets for which the chainer finds a chain of k allowed facts in some
+    of PROBE_FAMILIES fixed families (the same for every seed and split)."""
+    kb = _kb(config)
+    allowed = word_mask(kb, load_vocabulary(config.relations).edges)
+    fc = _family_config(config, k)
+    families: list[Family] = []
+    found = []
+    for pred, gender in candidates:
+        for i in range(PROBE_FAMILIES):
+            if i == len(families):
+                families.append(sample_family(fc, kb, random.Random(stable_hash("probe", config.relations, k, i))))
+            family = families[i]
+            rng = random.Random(stable_hash("probe chain", config.relations, k, i, pred, gender))
+            pairs = target_pairs(family, pred, gender)
+            if any(backward_chain(family, kb, k, x, z, rng, allowed)
+                   for x, z in rng.sample(pairs, min(len(pairs), chains_per_family(k)))):
+                found.append((pred, gender))
+                break
+    return tuple(found)
+
+
+def offered_targets(config: GeneratorConfig, k: int) -> tuple[tuple[int, int], ...]:
+    """The target words (predicate, gender) that stories of k facts are balanced over.
+
+    Every word the KB's rules can prove from k facts of the vocabulary; for a restricted
+    vocabulary (``--relations``), only those the probe finds chains for.
+    """
+    kb = _kb(config)
+    vocabulary = load_vocabulary(config.relations)
+    targets = tuple(reachable_targets(kb, vocabulary, k))
+    if vocabulary.edges is not None:
+        targets = _probe(config, k, targets)
+    if not targets:
+        raise UsageError(f"--relations {config.relations}: no target word can be proved from {k} allowed facts")
+    return targets
+
+
+def relations_report(config: GeneratorConfig, ks: list[int]) -> dict:
+    """The relation vocabulary for config.json, with the target words left out at each k."""
+    kb = _kb(config)
+    vocabulary = load_vocabulary(config.relations)
+    askable = [w for w in kb.words if vocabulary.targets is None or w in vocabulary.targets]
+    left_out = {}
+    for k in sorted(set(ks)):
+        offered = {kb.word(p, g) for p, g in offered_targets(config, k)}
+        left_out[str(k)] = [w for w in askable if w not in offered]
+    return {
+        "name": vocabulary.name, "description": vocabulary.description,
+        "edges": "all" if vocabulary.edges is None else list(vocabulary.edges),
+        "targets": "all" if vocabulary.targets is None else list(vocabulary.targets),
+        "targets_left_out": left_out,
+        "left_out_because": "no chain of k facts of the vocabulary proves them under the KB's rules, "
+                            f"or none was found in {PROBE_FAMILIES} sampled families",
+    }
+
+
+@lru_cache(maxsize=256)
+def _target_order(seed: int, split: str, k: int, noise: str, block: int, n: int) -> tuple[int, ...]:
     order = list(range(n))
-    random.Random(stable_hash("targets", seed, split, k, noise, index // n)).shuffle(order)
-    return kb.parse_word(kb.words[order[index % n]])
+    random.Random(stable_hash("targets", seed, split, k, noise, block)).shuffle(order)
+    return tuple(order)
+
+
+def _target_word(words: tuple[tuple[int, int], ...], seed: int, split: str, k: int, noise: str, index: int) -> tuple[int, int]:
+    """Stratified target: each block of len(words) indices uses every word once."""
+    n = len(words)
+    return words[_target_order(seed, split, k, noise, index // n, n)[index % n]]
+
+
+@dataclass(frozen=True)
+class _Context:
+    """What every example of one (config, seed, split, k, noise) shares, worked out once."""
+
+    kb: KB
+    bank: Bank
+    allowed: WordMask | None  # story-edge words (None: all)
+    target_ok: WordMask
+    targets: tuple[tuple[int, int], ...]  # target words offered at this k
+
+
+@lru_cache(maxsize=64)
+def _context(config: GeneratorConfig, seed: int, split: str, k: int, noise: str) -> _Context:
+    check_request(k, noise, split, config)
+    kb = _kb(config)
+    vocabulary = load_vocabulary(config.relations)
+    allowed = None if vocabulary.edges is None else word_mask(kb, vocabulary.edges)
+    return _Context(kb, banks(config, seed)[split], allowed, word_mask(kb, vocabulary.targets),
+                    offered_targets(config, k))
+
+
+def chains_per_family(k: int) -> int:
+    """How many chains (from distinct pairs) an example tries in one family before sampling another."""
+    return max(CHAINS_PER_FAMILY, k)
 
 
 def make_example(
@@ -172,42 +278,39 @@ def make_example(
     duplicate story). Raises UsageError for bad arguments, GenerationError if the family
     sampler never yields a chain (only with extreme family knobs).
     """
-    check_request(k, noise, split, config)
-    kb = _kb(config)
-    bank = banks(config, seed)[split]
+    ctx = _context(config, seed, split, k, noise)
+    kb = ctx.kb
     rng = random.Random(stable_hash("example", seed, split, k, noise, index, attempt))
-    want = _target_word(kb, seed, split, k, noise, index)
+    want = _target_word(ctx.targets, seed, split, k, noise, index)
     block = index // config.stories_per_family
     for tries in range(MAX_ATTEMPTS):
         # the indices of a block share their families, so retries mostly hit the cache
         fam_key = (seed, split, k, noise, block, tries) if attempt == 0 else (seed, split, k, noise, index, attempt, tries)
         family = _family(config, kb, fam_key, k)
         targets = present_targets(family, kb)
-        if not targets:
-            continue
         if tries < MAX_ATTEMPTS // 2:
             if want not in targets:
                 continue
             pred, gender = want
         else:
+            targets = [(p, g) for p, g in targets if ctx.target_ok[p][g]]
+            if not targets:
+                continue
             pred, gender = rng.choice(targets)
-        chain = None
-        for _ in range(CHAINS_PER_FAMILY):
-            pair = pick_pair(family, pred, gender, rng)
-            chain = backward_chain(family, kb, k, pair[0], pair[1], rng) if pair else None
-            if chain is not None:
-                break
-        if chain is None:
-            continue
-        pattern = "-".join(kb.word(p, int(family.gender[b])) for (_, p, b) in chain.facts())
-        heldout = pattern_heldout(pattern, k, seed, config.holdout)
-        if split == "train" and heldout:
-            continue
-        noise_paths = add_noise(family, chain, noise, config.noise_facts, rng)
-        if noise_paths is None:
-            continue
-        return _assemble(config, kb, bank, family, chain, noise_paths, pattern, heldout, rng,
-                         k=k, noise=noise, seed=seed, index=index, split=split, attempt=attempt)
+        pairs = target_pairs(family, pred, gender)
+        for x, z in rng.sample(pairs, min(len(pairs), chains_per_family(k))):
+            chain = backward_chain(family, kb, k, x, z, rng, ctx.allowed)
+            if chain is None:
+                continue
+            pattern = "-".join(kb.predicates[p].words[family.genders[b]] for (_, p, b) in chain.facts())
+            heldout = pattern_heldout(pattern, k, seed, config.holdout)
+            if split == "train" and heldout:
+                continue
+            noise_paths = add_noise(family, chain, noise, config.noise_facts, rng, ctx.allowed)
+            if noise_paths is None:
+                continue
+            return _assemble(config, kb, ctx.bank, family, chain, noise_paths, pattern, heldout, rng,
+                             k=k, noise=noise, seed=seed, index=index, split=split, attempt=attempt)
     raise GenerationError(f"no example for k={k}, noise={noise} after {MAX_ATTEMPTS} families")
 
 
@@ -219,19 +322,20 @@ def _assemble(config, kb, bank, family, chain, noise_paths, pattern, heldout, rn
                 if p not in people:
                     people.append(p)
     pos = {p: i for i, p in enumerate(people)}
-    genders = [int(family.gender[p]) for p in people]
+    genders = [family.genders[p] for p in people]
     pools = load_names()
     names = [""] * len(people)
     for g in (0, 1):
         idx = [i for i, gg in enumerate(genders) if gg == g]
         for i, name in zip(idx, rng.sample(pools[GENDERS[g]], len(idx))):
             names[i] = name
-    edges: list[tuple[int, int, int, str | None]] = [(pos[a], p, pos[b], None) for a, p, b in chain.facts()]
+    edges: list[tuple[int, int, int, str]] = [(pos[a], p, pos[b], "none") for a, p, b in chain.facts()]
     for kind, facts in noise_paths:
         edges += [(pos[a], p, pos[b], kind) for a, p, b in facts]
-    words = [kb.word(p, genders[b]) for a, p, b, _ in edges]
+    preds = kb.predicates
+    words = [preds[p].words[genders[b]] for a, p, b, _ in edges]
 
-    _check(kb, chain, edges, k)
+    _check(kb, family, chain, edges, people)
 
     used: set[str] = set()  # no template twice in one story
 
@@ -254,11 +358,10 @@ def _assemble(config, kb, bank, family, chain, noise_paths, pattern, heldout, rn
 
     def named(fact: tuple[int, int, int]) -> tuple[str, str, str]:
         a, p, b = fact
-        return (names[pos[a]], kb.word(p, genders[pos[b]]), names[pos[b]])
+        return (names[pos[a]], preds[p].words[genders[pos[b]]], names[pos[b]])
 
     proof_state = [{named(goal): [named(f1), named(f2)]} for goal, f1, f2 in chain.proof]
-    ident = str(uuid.UUID(int=stable_hash("id", seed, split, k, noise, index, attempt) << 64
-                          | stable_hash("id2", seed, split, k, noise, index, attempt), version=4))
+    ident = str(uuid.UUID(int=stable_hash("id", seed, split, k, noise, index, attempt, size=16), version=4))
     row = StoryRow(
         id=ident,
         story=" ".join(p.text for p in story_pieces),
@@ -272,7 +375,7 @@ def _assemble(config, kb, bank, family, chain, noise_paths, pattern, heldout, rn
         edge_types=words,
         query_edge=(0, k),
         genders=[(names[i], GENDERS[genders[i]]) for i in range(len(people))],
-        node_mapping={int(p): i for i, p in enumerate(people)},
+        node_mapping={p: i for i, p in enumerate(people)},
         task_split=split,
         text_target=[target_piece.text],
     )
@@ -292,24 +395,53 @@ def _assemble(config, kb, bank, family, chain, noise_paths, pattern, heldout, rn
     return Example(row, record, chain, noise_paths, family)
 
 
-def _check(kb: KB, chain: Chain, edges: list, k: int) -> None:
-    """Assert the guarantees: a simple path of true facts that entails exactly the target."""
-    target_bits = 1 << chain.target
+def _check(kb: KB, family: Family, chain: Chain, edges: list, people: list[int]) -> None:
+    """Assert the guarantees: a simple path of true facts that entails exactly the target.
+
+    ``edges`` are ``(head, predicate, tail, kind)`` over story people, whose family ids are
+    ``people``. The chain's proof shows that one bracketing derives the target. When the
+    family's relations among the story's people are closed under the KB (always, for a sound
+    KB), everything the story entails is true, and the query pair has one true relation: so
+    every bracketing, and the whole noisy story, entails exactly the target. Otherwise, and
+    for short clean chains (where it is cheaper), what the chain and the story entail is
+    computed (CYK table, closure).
+    """
+    k, x, z = chain.k, chain.people[0], chain.people[-1]
     if len(set(chain.people)) != k + 1:
         raise AssertionError("chain is not a simple path")
+    rows = family.rows
+    for a, p, b, _ in edges:
+        if not rows[p][people[a]] >> people[b] & 1:
+            raise AssertionError("the story states a fact that is false in the family")
+    if family.relation(x, z) != chain.target or not _proof_derives(kb, chain):
+        raise AssertionError("the chain's proof does not derive the query pair's one relation")
+    if len(edges) > k or k > CYK_MAX_K:
+        ids = np.array(people)
+        if _family_closed(kb, family) or relations_closed(kb, family.masks[:, ids[:, None], ids]):
+            return
+    target_bits = 1 << chain.target
     if chain_entailment(kb, chain.preds) != target_bits:
         raise AssertionError("chain does not uniquely entail its target")
-    if len(edges) > k:
-        # derivations never leave a connected component, so only the query's matters
-        component = {0}
-        linked = [(a, p, b) for a, p, b, _ in edges]
-        grew = True
-        while grew:
-            grew = False
-            for a, _, b in linked:
-                if (a in component) != (b in component):
-                    component |= {a, b}
-                    grew = True
-        closure = story_closure(kb, [f for f in linked if f[0] in component])
-        if closure.get((0, k), 0) != target_bits:
-            raise AssertionError("noise changed what the story entails")
+    if len(edges) > k and story_closure(kb, [(a, p, b) for a, p, b, _ in edges]).get((0, k), 0) != target_bits:
+        raise AssertionError("noise changed what the story entails")
+
+
+def _family_closed(kb: KB, family: Family) -> bool:
+    """Whether all of a small family's relations are closed under the KB (then so are any
+    people's among them); checked once per family, for families of up to FAMILY_CHECK_MAX."""
+    hit = family.cache.get("closed")
+    if hit is None:
+        hit = family.cache["closed"] = family.size <= FAMILY_CHECK_MAX and relations_closed(kb, family.masks)
+    return hit
+
+
+def _proof_derives(kb: KB, chain: Chain) -> bool:
+    """Replay the proof: the target fact, rewritten rule by rule, becomes exactly the chain."""
+    facts = [(chain.people[0], chain.target, chain.people[-1])]
+    for goal, f1, f2 in chain.proof:
+        if goal not in facts or kb.compose(f1[1], f2[1]) != goal[1] \
+                or (f1[0], f1[2], f2[2]) != (goal[0], f2[0], goal[2]):
+            return False
+        i = facts.index(goal)
+        facts[i:i + 1] = [f1, f2]
+    return facts == chain.facts()

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+import numpy as np
 import yaml
 
 from clutrr.errors import yaml_error_line
@@ -24,7 +25,7 @@ class KBError(ValueError):
     """A rules file failed validation; the message names the file and the rule."""
 
 
-class _UniqueKeyLoader(yaml.SafeLoader):
+class _UniqueKeyLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # libyaml when present
     """A YAML loader that refuses duplicate mapping keys instead of keeping the last."""
 
 
@@ -77,10 +78,16 @@ class KB:
         self.table = [[-1] * n for _ in range(n)]
         for (a, b), c in self.rules.items():
             self.table[a][b] = c
-        self.set_cache: dict[tuple[int, int], int] = {}
-        self._by_head: dict[int, list[tuple[int, int]]] = {}
+        # compose_sets results keyed by (a_bits << shift) | b_bits; hot loops read it directly
+        self.shift = n
+        self.set_cache: dict[int, int] = {}
+        self._inverse_cache: dict[int, int] = {}
+        self._arrays: tuple[np.ndarray, ...] | None = None
+        # by_head[r]: every (r1, r2) with r1 . r2 -> r
+        heads: list[list[tuple[int, int]]] = [[] for _ in range(n)]
         for pair, c in sorted(self.rules.items()):
-            self._by_head.setdefault(c, []).append(pair)
+            heads[c].append(pair)
+        self.by_head = [tuple(h) for h in heads]
 
     @property
     def words(self) -> list[str]:
@@ -101,7 +108,7 @@ class KB:
 
     def compose_sets(self, a_bits: int, b_bits: int) -> int:
         """Compose two sets of predicates given as bitmasks; the result is a bitmask."""
-        key = (a_bits, b_bits)
+        key = a_bits << self.shift | b_bits
         hit = self.set_cache.get(key)
         if hit is not None:
             return hit
@@ -115,9 +122,39 @@ class KB:
         self.set_cache[key] = out
         return out
 
+    def inverse_sets(self, p_bits: int) -> int:
+        """The declared inverses of a set of predicates (bitmask); predicates without one drop out."""
+        hit = self._inverse_cache.get(p_bits)
+        if hit is None:
+            hit = 0
+            for p in bits(p_bits):
+                inv = self.predicates[p].inverse
+                if inv >= 0:
+                    hit |= 1 << inv
+            self._inverse_cache[p_bits] = hit
+        return hit
+
+    def rule_arrays(self) -> tuple[np.ndarray, ...]:
+        """(first, second, head) predicate indices of every rule, then the predicates that
+        have an inverse and those inverses, as index arrays (built once)."""
+        if self._arrays is None:
+            rules = sorted(self.rules.items())
+            has_inverse = [p.index for p in self.predicates if p.inverse >= 0]
+            self._arrays = tuple(np.array(v, dtype=np.intp) for v in (
+                [a for (a, _), _ in rules], [b for (_, b), _ in rules], [c for _, c in rules],
+                has_inverse, [self.predicates[p].inverse for p in has_inverse]))
+        return self._arrays
+
     def rules_for(self, head: int) -> list[tuple[int, int]]:
         """All (r1, r2) with r1 . r2 -> head."""
-        return list(self._by_head.get(head, ()))
+        return list(self.by_head[head])
+
+
+def random_bit(mask: int, rand) -> int:
+    """A uniformly random set bit of a non-zero ``mask`` (its index), using ``rand()`` in [0, 1)."""
+    for _ in range(int(rand() * mask.bit_count())):
+        mask &= mask - 1
+    return (mask & -mask).bit_length() - 1
 
 
 def bits(mask: int) -> list[int]:

@@ -4,6 +4,7 @@
 - irrelevant: a dangling path that starts at one chain person and continues through new people;
 - disconnected: a path among people who are not on the chain.
 Each kind adds ``n_facts`` facts as one path; ``all`` adds one path of each kind.
+Sets of people are int bitsets (bit i: person i).
 """
 from __future__ import annotations
 
@@ -11,8 +12,11 @@ import random
 
 import numpy as np
 
-from clutrr.core.chainer import Chain
+from clutrr.core.chainer import Chain, in_random_order
 from clutrr.core.family import Family
+from clutrr.core.genealogy import bit_rows
+from clutrr.core.kb import random_bit
+from clutrr.core.vocabulary import WordMask
 
 NOISE_KINDS = ("none", "supporting", "irrelevant", "disconnected", "all")
 TASK_OF_NOISE = {"none": 1, "supporting": 2, "irrelevant": 3, "disconnected": 4, "all": 5}
@@ -20,89 +24,108 @@ TASK_OF_NOISE = {"none": 1, "supporting": 2, "irrelevant": 3, "disconnected": 4,
 Fact = tuple[int, int, int]
 
 
-def _named_neighbours(family: Family, a: int, used: np.ndarray) -> np.ndarray:
-    return np.flatnonzero(family.single[a] & ~used)
+def speakable(family: Family, allowed: WordMask | None) -> tuple[list[int], list[int]]:
+    """Who may be stated as whose relation: ``(out, into)`` where bit y of ``out[x]`` (and bit
+    x of ``into[y]``) says y is exactly one relation of x, and its word is allowed."""
+    key = ("speakable", allowed)
+    hit = family.cache.get(key)
+    if hit is None:
+        ok = family.single_mask
+        if allowed is not None:
+            per_tail = np.array(allowed, dtype=bool)[:, family.gender]  # [p, y]: p's word for y is allowed
+            ok = ok & (family.masks & per_tail[:, None, :]).any(axis=0)
+        out, into = bit_rows(np.stack([ok, ok.T]))
+        hit = family.cache[key] = (out, into)
+    return hit
 
 
-def _walk(family: Family, start: int, steps: int, used: np.ndarray, rng: random.Random) -> list[Fact] | None:
-    """A path of ``steps`` facts from ``start`` through people not yet used."""
-    facts: list[Fact] = []
-    a = start
-    for _ in range(steps):
-        options = _named_neighbours(family, a, used)
-        if len(options) == 0:
-            return None
-        b = int(options[rng.randrange(len(options))])
-        facts.append((a, family.relation(a, b), b))
-        used[b] = True
-        a = b
-    return facts
+class _Walker:
+    """Random walks over single relations through people not yet used."""
 
+    def __init__(self, family: Family, used: int, allowed: WordMask | None, rng: random.Random) -> None:
+        self.family = family
+        self.out, self.into = speakable(family, allowed)
+        self.used = used
+        self.rand = rng.random
 
-def _supporting(family: Family, chain: Chain, n: int, used: np.ndarray, rng: random.Random) -> list[Fact] | None:
-    k = chain.k
-    pairs = [(i, j) for i in range(k + 1) for j in range(i + 1, k + 1) if (i, j) != (0, k)]
-    rng.shuffle(pairs)
-    if n == 1:
-        pairs = [(i, j) for i, j in pairs if j > i + 1]
-    for i, j in pairs[:12]:
-        u, v = chain.people[i], chain.people[j]
-        for _ in range(4):
-            trial = used.copy()
-            head = _walk(family, u, n - 1, trial, rng)
-            if head is None:
+    def walk(self, start: int, steps: int, used: int) -> tuple[list[Fact], int] | None:
+        """A path of ``steps`` facts from ``start`` avoiding ``used``, and the people it used."""
+        facts: list[Fact] = []
+        a = start
+        relation = self.family.relation
+        for _ in range(steps):
+            options = self.out[a] & ~used
+            if not options:
+                return None
+            b = random_bit(options, self.rand)
+            facts.append((a, relation(a, b), b))
+            used |= 1 << b
+            a = b
+        return facts, used
+
+    def supporting(self, chain: Chain, n: int) -> list[Fact] | None:
+        k = chain.k
+        relation = self.family.relation
+        pairs = [(i, j) for i in range(k + 1) for j in range(i + 1 if n > 1 else i + 2, k + 1) if (i, j) != (0, k)]
+        for _, (i, j) in zip(range(12), in_random_order((pairs,), self.rand)):
+            u, v = chain.people[i], chain.people[j]
+            if n == 1:
+                if self.out[u] >> v & 1:
+                    return [(u, relation(u, v), v)]
                 continue
-            last = head[-1][2] if head else u
-            if last == v or not family.single[last, v]:
-                continue
-            used[:] = trial
-            return head + [(last, family.relation(last, v), v)]
-    return None
+            for _ in range(4):
+                # walk n - 2 steps, then step to someone who is linked to v
+                found = self.walk(u, n - 2, self.used)
+                if found is None:
+                    continue
+                head, used = found
+                a = head[-1][2] if head else u
+                options = self.out[a] & self.into[v] & ~used
+                if not options:
+                    continue
+                last = random_bit(options, self.rand)
+                self.used = used | 1 << last
+                return head + [(a, relation(a, last), last), (last, relation(last, v), v)]
+        return None
+
+    def irrelevant(self, chain: Chain, n: int) -> list[Fact] | None:
+        for _, u in zip(range(8), in_random_order((chain.people,), self.rand)):
+            found = self.walk(u, n, self.used)
+            if found is not None:
+                facts, self.used = found
+                return facts
+        return None
+
+    def disconnected(self, chain: Chain, n: int) -> list[Fact] | None:
+        free = ((1 << self.family.size) - 1) & ~self.used
+        for _ in range(8):
+            if not free:
+                return None
+            u = random_bit(free, self.rand)
+            found = self.walk(u, n, self.used | 1 << u)
+            if found is not None:
+                facts, self.used = found
+                return facts
+        return None
 
 
-def _irrelevant(family: Family, chain: Chain, n: int, used: np.ndarray, rng: random.Random) -> list[Fact] | None:
-    starts = list(chain.people)
-    rng.shuffle(starts)
-    for u in starts[:8]:
-        trial = used.copy()
-        facts = _walk(family, u, n, trial, rng)
-        if facts is not None:
-            used[:] = trial
-            return facts
-    return None
-
-
-def _disconnected(family: Family, chain: Chain, n: int, used: np.ndarray, rng: random.Random) -> list[Fact] | None:
-    free = np.flatnonzero(~used)
-    for _ in range(8):
-        if len(free) == 0:
-            return None
-        u = int(free[rng.randrange(len(free))])
-        trial = used.copy()
-        trial[u] = True
-        facts = _walk(family, u, n, trial, rng)
-        if facts is not None:
-            used[:] = trial
-            return facts
-    return None
-
-
-_MAKERS = {"supporting": _supporting, "irrelevant": _irrelevant, "disconnected": _disconnected}
-
-
-def add_noise(family: Family, chain: Chain, kind: str, n_facts: int, rng: random.Random) -> list[tuple[str, list[Fact]]] | None:
+def add_noise(family: Family, chain: Chain, kind: str, n_facts: int, rng: random.Random,
+              allowed: WordMask | None = None) -> list[tuple[str, list[Fact]]] | None:
     """Noise paths of the given kind as ``[(kind, facts)]``, or None if the family has no room.
 
-    Every fact is a single, true relation of the family; new people are never on the chain.
+    Every fact is a single, true relation of the family (stated by an ``allowed`` word when
+    given); new people are never on the chain.
     """
     if kind == "none":
         return []
-    used = np.zeros(family.size, dtype=bool)
-    used[chain.people] = True
+    used = 0
+    for p in chain.people:
+        used |= 1 << p
+    walker = _Walker(family, used, allowed, rng)
     kinds = ("supporting", "irrelevant", "disconnected") if kind == "all" else (kind,)
     out = []
     for kd in kinds:
-        facts = _MAKERS[kd](family, chain, n_facts, used, rng)
+        facts = getattr(walker, kd)(chain, n_facts)
         if facts is None:
             return None
         out.append((kd, facts))

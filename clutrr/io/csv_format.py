@@ -119,12 +119,25 @@ def parse_row(rec: dict[str, str]) -> StoryRow:
     )
 
 
+def csv_parts(path: str | Path) -> list[Path]:
+    """The files holding CSV ``path``: the file itself or, when it was written in shards
+    (``STEM-00000-of-00004.csv`` ...), its shards in order."""
+    from clutrr.io.shards import logical_files
+
+    p = Path(path)
+    if p.exists() or not p.parent.is_dir():
+        return [p]
+    return logical_files(p.parent, p.suffix).get(p.name[: -len(p.suffix)] if p.suffix else p.name, [p])
+
+
 def iter_records(path: str | Path) -> Iterator[tuple[int, dict[str, str]]]:
-    """Yield (row number, raw record) pairs from a CLUTRR CSV file."""
-    with open(path, newline="", encoding="utf-8") as fh:
-        reader = csv.DictReader(fh)
-        for i, rec in enumerate(reader):
-            yield i, rec
+    """Yield (row number, raw record) pairs from a CLUTRR CSV file (or all its shards)."""
+    i = 0
+    for part in csv_parts(path):
+        with open(part, newline="", encoding="utf-8") as fh:
+            for rec in csv.DictReader(fh):
+                yield i, rec
+                i += 1
 
 
 def read_csv(path: str | Path, step: Callable[[], object] | None = None) -> list[StoryRow]:

@@ -1,0 +1,52 @@
+"""Start-up cost: ``import clutrr`` and loading the default (paraphrase) template bank.
+
+Each run is a fresh interpreter; the script prints the median over runs of wall and CPU
+seconds for the import, then for the bank (parsing every YAML file and the KB it uses).
+
+    python benchmarks/bench_startup.py            # 7 runs
+    python benchmarks/bench_startup.py --runs 15
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+
+CHILD = """
+import json, time
+w, c = time.perf_counter(), time.process_time()
+import clutrr
+w1, c1 = time.perf_counter(), time.process_time()
+from clutrr.render.templates import load_bank
+bank = load_bank("paraphrase")
+w2, c2 = time.perf_counter(), time.process_time()
+print(json.dumps({"import_wall": w1 - w, "import_cpu": c1 - c, "bank_wall": w2 - w1, "bank_cpu": c2 - c1,
+                  "templates": len(bank)}))
+"""
+
+
+def _run() -> dict:
+    out = subprocess.run([sys.executable, "-c", CHILD], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=7, help="fresh interpreters to time (default 7)")
+    args = parser.parse_args()
+    runs = [_run() for _ in range(args.runs)]
+    med = {key: statistics.median(r[key] for r in runs) for key in runs[0] if key != "templates"}
+    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
+          f"median of {args.runs} fresh interpreters")
+    print(f"{'step':28s} {'wall s':>8s} {'CPU s':>8s}")
+    print(f"{'import clutrr':28s} {med['import_wall']:8.3f} {med['import_cpu']:8.3f}")
+    print(f"{'load paraphrase bank':28s} {med['bank_wall']:8.3f} {med['bank_cpu']:8.3f}  ({runs[0]['templates']} templates)")
+    print(f"{'total':28s} {med['import_wall'] + med['bank_wall']:8.3f} {med['import_cpu'] + med['bank_cpu']:8.3f}")
+
+
+if __name__ == "__main__":
+    main()

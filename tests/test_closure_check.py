@@ -1,0 +1,74 @@
+"""The per-story guarantee check: a closure certificate, and the derivations it stands for."""
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+import clutrr.core.generator as generator
+from clutrr.core.entailment import relations_closed, story_closure
+from clutrr.core.family import FamilyConfig, sample_family
+from clutrr.core.genealogy import relation_masks
+from clutrr.core.generator import GeneratorConfig, make_example
+from clutrr.diagnostics.worlds import random_world
+
+CONFIG = GeneratorConfig()
+
+
+def test_true_relations_are_closed_under_the_sound_kb(kb):
+    rng = random.Random(8)
+    for _ in range(20):
+        fam = sample_family(FamilyConfig(generations=3), kb, rng)
+        assert relations_closed(kb, fam.masks)
+        parent, spouse, _ = random_world(rng)
+        assert relations_closed(kb, relation_masks(kb, parent, spouse))
+
+
+def test_a_missing_consequence_or_inverse_breaks_closure(kb):
+    fam = sample_family(FamilyConfig(generations=3), kb, random.Random(2))
+    grandparent = kb.index["grandparent"]
+    x, y = np.argwhere(fam.masks[grandparent])[0]
+    cut = fam.masks.copy()
+    cut[grandparent, x, y] = False  # parent . parent -> grandparent no longer holds here
+    assert not relations_closed(kb, cut)
+    two = np.zeros((len(kb.predicates), 2, 2), dtype=bool)  # two people: no rule can apply
+    two[kb.index["parent"], 0, 1] = True
+    assert not relations_closed(kb, two)  # the inverse (a child) is missing
+    two[kb.index["child"], 1, 0] = True
+    assert relations_closed(kb, two)
+
+
+def test_story_closures_stay_inside_the_true_relations(kb):
+    for i in range(30):
+        ex = make_example(CONFIG, 3, "all", 21, i, "test")
+        people = {v: key for key, v in ex.row.node_mapping.items()}
+        facts = [(a, kb.parse_word(w)[0], b) for (a, b), w in zip(ex.row.story_edges, ex.row.edge_types)]
+        for (a, b), preds in story_closure(kb, facts).items():
+            truth = sum(1 << p for p in range(len(kb.predicates)) if ex.family.masks[p, people[a], people[b]])
+            assert preds & ~truth == 0
+
+
+def test_without_a_certificate_the_derivations_are_checked(monkeypatch, kb):
+    monkeypatch.setattr(generator, "_family_closed", lambda kb, family: False)
+    monkeypatch.setattr(generator, "relations_closed", lambda kb, sub: False)
+    examples = [make_example(CONFIG, k, "all", 3, i, "test") for k in (2, 5) for i in range(10)]
+    assert all(ex.row.edge_types for ex in examples)
+    monkeypatch.setattr(generator, "story_closure", lambda kb, facts: {})
+    with pytest.raises(AssertionError, match="noise changed"):
+        make_example(CONFIG, 3, "all", 3, 0, "test")
+
+
+def test_a_proof_that_does_not_derive_the_chain_is_refused(monkeypatch):
+    real = generator.backward_chain
+
+    def tampered(*args, **kwargs):
+        chain = real(*args, **kwargs)
+        if chain is not None and chain.proof:
+            goal, f1, f2 = chain.proof[0]
+            chain.proof[0] = (goal, (f1[0], f2[1], f1[2]), f2)
+        return chain
+
+    monkeypatch.setattr(generator, "backward_chain", tampered)
+    with pytest.raises(AssertionError, match="proof"):
+        make_example(CONFIG, 3, "none", 1, 0, "test")
