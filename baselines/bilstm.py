@@ -104,6 +104,7 @@ class BiLSTMAttention(TorchModel):
 
     name = "bilstm-attn"
     Config = BiLSTMConfig
+    reads_text = True
 
     def __init__(self, config: Any, labels: Any) -> None:
         super().__init__(config, labels)

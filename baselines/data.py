@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from clutrr.io.csv_format import StoryRow, read_csv
+from clutrr.io.shards import logical_files
 from clutrr.errors import UsageError
 from clutrr.core.kb import KB, load_kb
 from clutrr.eval.data import split_name
@@ -193,32 +194,41 @@ def parse_task(file_name: str) -> tuple[str, int, int]:
     return task, int(noise), int(k)
 
 
-def load_tests(root: str | Path, labels: LabelVocab | None = None) -> list[TestSplit]:
-    """The ``*_test.csv`` files of a folder (a training file beside them is ignored), sorted by (noise, k)."""
-    root = Path(root)
+def _logical_files(root: Path) -> dict[str, list[Path]]:
     if not root.is_dir():
         raise UsageError(f"data folder {root} does not exist")
+    try:
+        return logical_files(root, ".csv")
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def load_tests(root: str | Path, labels: LabelVocab | None = None) -> list[TestSplit]:
+    """The ``*_test.csv`` files of a folder (each possibly written in shards,
+    ``*_test-00000-of-00004.csv`` ...; a training file beside them is ignored), sorted by (noise, k)."""
+    root = Path(root)
+    found = _logical_files(root)
     labels = labels or LabelVocab.from_kb()
     tests = []
-    for path in root.glob("*_test*.csv"):
-        task, noise, k = parse_task(path.name)
-        tests.append(TestSplit(path.name, task, noise, k, load_stories(path, labels)))
+    for stem in found:
+        if stem.endswith("_test"):
+            task, noise, k = parse_task(f"{stem}.csv")
+            tests.append(TestSplit(f"{stem}.csv", task, noise, k, load_stories(root / f"{stem}.csv", labels)))
     if not tests:
         raise UsageError(f"{root} holds no *_test.csv")
     return sorted(tests, key=lambda t: (t.noise, t.k, t.file))
 
 
 def load_dataset(root: str | Path, labels: LabelVocab | None = None, max_train: int | None = None) -> Dataset:
-    """Load a data folder holding exactly one ``*_train.csv`` and any number of ``*_test.csv``."""
+    """Load a data folder holding exactly one ``*_train.csv`` and any number of ``*_test.csv``
+    (each possibly written in shards)."""
     root = Path(root)
-    if not root.is_dir():
-        raise UsageError(f"data folder {root} does not exist")
     labels = labels or LabelVocab.from_kb()
-    trains = sorted(root.glob("*_train.csv"))
+    trains = [f"{stem}.csv" for stem in _logical_files(root) if stem.endswith("_train")]
     if len(trains) != 1:
         raise UsageError(f"{root} must hold exactly one *_train.csv (found {len(trains)})")
     tests = load_tests(root, labels)
-    train = load_stories(trains[0], labels)
+    train = load_stories(root / trains[0], labels)
     if max_train is not None:
         train = train[:max_train]
-    return Dataset(str(root), trains[0].name, train, tests, labels)
+    return Dataset(str(root), trains[0], train, tests, labels)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import sys
 import time
 from abc import abstractmethod
 from dataclasses import dataclass
@@ -22,10 +21,10 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
-from tqdm import tqdm
 
 from clutrr.baselines.data import LabelVocab, Story
 from clutrr.baselines.registry import Model
+from clutrr.diagnostics.progress import bar
 
 EVAL_SEED = 1  # entity ids of evaluated stories are drawn from (EVAL_SEED, story id)
 
@@ -110,16 +109,16 @@ class TorchModel(Model):
         optim = torch.optim.Adam(params, lr=cfg.lr, weight_decay=cfg.weight_decay)
         history: list[dict[str, Any]] = []
         best_key, best_state, best_epoch, stale = None, None, 0, 0
-        bar = tqdm(range(cfg.epochs), desc=f"{self.name} seed {seed}", unit="epoch", disable=not progress,
-                   file=sys.stderr)
-        for epoch in bar:
+        epochs = bar(cfg.epochs, f"{self.name} seed {seed}", unit="epoch", enabled=None if progress else False)
+        for epoch in range(cfg.epochs):
             loss = self._train_epoch(train_samples, optim, rng, gen)
             row: dict[str, Any] = {"epoch": epoch + 1, "train_loss": loss}
             if valid_samples:
                 row["valid_accuracy"], row["valid_loss"] = self._score(valid_samples, valid_gold)
-                bar.set_postfix(loss=f"{loss:.3f}", valid=f"{row['valid_accuracy']:.3f}")
+                epochs.set_postfix(loss=f"{loss:.3f}", valid=f"{row['valid_accuracy']:.3f}")
             else:
-                bar.set_postfix(loss=f"{loss:.3f}")
+                epochs.set_postfix(loss=f"{loss:.3f}")
+            epochs.update()
             row["cpu_seconds"] = round(time.process_time() - start_cpu, 2)
             history.append(row)
             key = -row["valid_loss"] if valid_samples else epoch
@@ -130,7 +129,7 @@ class TorchModel(Model):
                 stale += 1
                 if stale >= cfg.patience:
                     break
-        bar.close()
+        epochs.close()
         self.net.load_state_dict(best_state)
         return {"history": history, "best_epoch": best_epoch, "epochs_run": len(history),
                 "cpu_seconds": round(time.process_time() - start_cpu, 2),

@@ -19,9 +19,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 import yaml
-from tqdm import tqdm
 
 from clutrr.baselines.data import LabelVocab, Story
+from clutrr.diagnostics.progress import bar
 from clutrr.errors import UsageError
 
 MODELS: dict[str, type["Model"]] = {}
@@ -36,6 +36,7 @@ class Model(ABC):
 
     name: ClassVar[str]
     Config: ClassVar[type]  # a dataclass; its defaults are the model's defaults
+    reads_text: ClassVar[bool] = False  # True when the model reads the story's words (word-permute probes apply)
 
     def __init__(self, config: Any, labels: LabelVocab) -> None:
         self.config = config
@@ -66,12 +67,13 @@ class Model(ABC):
 
 
 def predict_chunked(model: Model, stories: list[Story], desc: str = "predict", progress: bool = False) -> np.ndarray:
-    """``model.predict_proba(stories)`` in chunks of :data:`CHUNK`, with a progress bar."""
+    """``model.predict_proba(stories)`` in chunks of :data:`CHUNK`, with a progress bar on a terminal
+    (none when ``progress`` is False)."""
     out = np.zeros((len(stories), len(model.labels.words)))
-    with tqdm(total=len(stories), desc=desc, unit="story", disable=not progress, file=sys.stderr) as bar:
+    with bar(len(stories), desc, unit="story", enabled=None if progress else False) as b:
         for i in range(0, len(stories), CHUNK):
             out[i:i + CHUNK] = model.predict_proba(stories[i:i + CHUNK])
-            bar.update(min(CHUNK, len(stories) - i))
+            b.update(min(CHUNK, len(stories) - i))
     return out
 
 

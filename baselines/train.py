@@ -11,6 +11,7 @@ tables are printed, one column per run. ``--out`` receives (all or nothing)::
     checkpoints/seed<S>/                model.json + checkpoint (clutrr.baselines.registry.load_checkpoint)
     predictions/seed<S>/<folder>.jsonl  id, split, prediction, probabilities: what `clutrr eval` reads
     reports/<folder>/                   report.md, report.json, accuracy_vs_k.png from clutrr eval
+    permutations/seed<S>.npz            with --probe: the probabilities behind the permutation metrics
 """
 from __future__ import annotations
 
@@ -26,11 +27,11 @@ from typing import Any
 
 import torch
 import yaml
-from tqdm import tqdm
 
 from clutrr.baselines.data import Dataset, LabelVocab, TestSplit, load_dataset, load_tests, split_validation
 from clutrr.baselines.registry import Model, get_model, make_config, model_spec, predict_chunked, save_checkpoint
 from clutrr.baselines.results import SCHEMA, machine_description, mean_se, summarize, write_json
+from clutrr.diagnostics.progress import track
 from clutrr.errors import UsageError
 from clutrr.eval import EvalSet, evaluate, load_eval_set, render_text, write_predictions, write_report
 from clutrr.io.staging import StagedDir
@@ -57,8 +58,8 @@ def test_folders(dataset: Dataset, extra: list[str | Path], progress: bool = Fal
     """The training folder's test files, then each extra folder's; names are folder names, made unique."""
     folders: list[TestFolder] = []
     roots = [Path(dataset.root), *map(Path, extra)]
-    for i, root in enumerate(tqdm(roots, desc="read test folders", unit="folder", disable=not progress,
-                                  file=sys.stderr)):
+    for i, root in enumerate(track(roots, desc="reading test folders", unit="folder",
+                                   enabled=None if progress else False)):
         name = root.resolve().name or "data"
         taken = {f.name for f in folders}
         if name in taken:
@@ -96,7 +97,9 @@ def train_and_evaluate(model: str | type[Model], data: str | Path, *, test_data:
     ``config`` a YAML mapping of its settings and ``overrides`` more of them. Returns the results
     document (see :mod:`clutrr.baselines.results`); with ``out`` also writes the files listed in
     the module docstring. With ``probe`` (a folder of ``clutrr probe --kind word-permute``) each
-    run also reports permutation acceptance. With ``echo`` the tables are printed.
+    run of a model that reads the text also reports permutation acceptance (Ω_max, Ω_rand, P^c,
+    P^f) and, with ``out``, saves the probabilities behind it (:func:`~clutrr.baselines.probe_eval.load_export`).
+    With ``echo`` the tables are printed.
     """
     cls = get_model(model) if isinstance(model, str) else model
     cfg = make_config(cls, config, overrides)
@@ -125,9 +128,9 @@ def _train_runs(cls: type[Model], cfg: Any, data: Path, test_data: list[str | Pa
     dataset = load_dataset(data, labels, max_train=max_train)
     folders = test_folders(dataset, list(test_data), progress)
     if probe is not None:
-        from clutrr.baselines.probe_eval import probe_files
+        from clutrr.baselines.probe_eval import check_probe
 
-        probe_files(dataset, probe)
+        check_probe(dataset, probe, cls)
     spec = model_spec(cls)
     per_run, reports = [], {f.name: [] for f in folders}
     for r in range(runs):
@@ -148,7 +151,8 @@ def _train_runs(cls: type[Model], cfg: Any, data: Path, test_data: list[str | Pa
         if probe is not None:
             from clutrr.baselines.probe_eval import permutation_metrics
 
-            run["permutation"] = permutation_metrics(model, dataset, probe, progress)
+            export = staged.file("permutations") / f"seed{seed + r}.npz" if staged is not None else None
+            run["permutation"] = permutation_metrics(model, dataset, probe, export, progress)
         per_run.append(run)
     described = [f.describe() for f in folders]
     doc = {
@@ -205,7 +209,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--threads", type=int, default=1, help="CPU threads for torch (1: fastest on a shared CPU)")
     p.add_argument("--max-train", type=int, default=None, help="use only the first N training stories")
     p.add_argument("--probe", default=None,
-                   help="folder from `clutrr probe DATA --kind word-permute`: also report permutation acceptance")
+                   help="folder from `clutrr probe DATA --kind word-permute`: also report permutation acceptance "
+                        "(text models only)")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     return p
 
@@ -230,7 +235,8 @@ def main(argv: list[str] | None = None) -> int:
         for file, m in run.get("permutation", {}).items():
             pc, pf = (("-" if v is None else f"{v:.2f}") for v in (m["p_correct"], m["p_wrong"]))
             print(f"seed {run['seed']} {file}: Omega_max {m['omega_max']:.2f} Omega_rand {m['omega_rand']:.2f} "
-                  f"P^c {pc} P^f {pf} ({m['stories']} stories)")
+                  f"P^c {pc} P^f {pf} ({m['stories']} stories, q={m['q']}; P^f over the {m['permutations_wrong']} "
+                  f"permutations of the {m['originally_wrong']} stories wrong originally)")
     if args.out:
         print(f"wrote {Path(args.out) / 'results.json'}, checkpoints/, predictions/ and reports/")
     return 0

@@ -1,11 +1,16 @@
-"""Generation speed and memory: stories per second and peak RSS, through the full writer.
+"""Generation speed and memory through the full writer, per case and engine.
 
-Each case runs in a fresh subprocess that writes a complete dataset (CSV + JSONL +
-config.json) with one worker, so its peak RSS is its own. Rates are per CPU-second of
-that process (one core) and per wall-second.
+Each run is a fresh ``clutrr generate`` process (start-up, bank loading and, for Ray, the
+Ray start included) writing a complete dataset (CSV + JSONL + manifest + config.json).
+CPU time is the process's and its workers' (``RUSAGE_CHILDREN``; Ray's workers are not
+children of the command, so for Ray the CPU column is blank and only the wall rate counts).
+Peak RSS is sampled every 0.2 s over the whole process tree (parent plus workers, summed).
 
-    python benchmarks/bench_generate.py            # the standard cases
-    python benchmarks/bench_generate.py --million  # also stream 1M k=2,3 rows (memory check)
+    python benchmarks/bench_generate.py                       # every case, every engine
+    python benchmarks/bench_generate.py --case k2-3-all --engine 1proc   # one cell
+    python benchmarks/bench_generate.py --list                # case and engine names
+    python benchmarks/bench_generate.py --big 10000000        # one long k=2,3 run (memory check)
+    python benchmarks/bench_generate.py --big 1000000 --big-k 2   # duplicates per 10^6 rows at k=2
 """
 from __future__ import annotations
 
@@ -17,54 +22,151 @@ import resource
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
-CASES = [
-    ("train k=2,3, clean", dict(train_k=(2, 3), noise="none", rows=10000)),
-    ("train k=2,3, all noise", dict(train_k=(2, 3), noise="all", rows=10000)),
-    ("test k=10, clean", dict(test_k=(10,), noise="none", rows=3000)),
-    ("test k=10, all noise", dict(test_k=(10,), noise="all", rows=3000)),
-    ("test k=20, clean", dict(test_k=(20,), noise="none", rows=300)),
-    ("test k=20, all noise", dict(test_k=(20,), noise="all", rows=300)),
-]
+try:
+    import psutil
+except ImportError:  # the tree RSS is then the largest single process's peak
+    psutil = None
+
+ROWS = 20_000
+CASES = {  # name -> (training lengths, noise); a job writes ROWS rows in total
+    "k2-3-clean": ((2, 3), "none"),
+    "k2-3-all": ((2, 3), "all"),
+    "k10-all": ((10,), "all"),
+    "k20-all": ((20,), "all"),
+}
 
 
-def _child(case: dict) -> None:
-    from clutrr.io.dataset import DatasetSpec, write_dataset
-
-    train_k = tuple(case.get("train_k", ()))
-    test_k = tuple(case.get("test_k", ()))
-    rows = case["rows"]
-    spec = DatasetSpec(train_k=train_k, test_k=test_k, noise=case["noise"], test_noise=(case["noise"],),
-                       train_rows=rows // max(1, len(train_k)), test_rows=rows, seed=1)
-    with tempfile.TemporaryDirectory() as tmp:
-        wall, cpu = time.perf_counter(), time.process_time()
-        manifest = write_dataset(spec, os.path.join(tmp, "d"), progress=False)
-        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-    n = sum(f["rows"] for f in manifest["files"].values() if (f["split"] == "train") == bool(train_k))
-    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(json.dumps({"rows": n, "cpu_s": cpu, "wall_s": wall, "peak_rss_mb": peak_mb}))
+def case_args(case: str, rows: int) -> list[str]:
+    """Generate arguments of a case for a job of ``rows`` rows."""
+    ks, noise = CASES[case]
+    return ["--k", ",".join(map(str, ks)), "--noise", noise, "--train-rows", str(rows // len(ks))]
+ENGINES = {  # name -> generate arguments
+    "1proc": ["--workers", "1"],
+    "2proc": ["--workers", "2"],
+    "ray2": ["--engine", "ray", "--workers", "2"],
+}
 
 
-def _run(case: dict) -> dict:
-    out = subprocess.run([sys.executable, __file__, "--child", json.dumps(case)], capture_output=True, text=True, check=True)
-    return json.loads(out.stdout.strip().splitlines()[-1])
+def _tree_rss(pid: int) -> int:
+    try:
+        root = psutil.Process(pid)
+        procs = [root, *root.children(recursive=True)]
+    except psutil.Error:
+        return 0
+    total = 0
+    for p in procs:
+        try:
+            total += p.memory_info().rss
+        except psutil.Error:
+            pass
+    return total
+
+
+def measure(args: list[str], out: str) -> dict:
+    """Run ``clutrr generate ARGS --out OUT``; wall and CPU seconds, peak tree RSS in MB."""
+    cmd = [sys.executable, "-m", "clutrr.cli", "generate", "--quiet", "--test-k", "", "--out", out, "--force", *args]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    wall = time.perf_counter()
+    proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True)
+    peak = [0]
+
+    def sample() -> None:
+        while proc.poll() is None:
+            peak[0] = max(peak[0], _tree_rss(proc.pid))
+            time.sleep(0.2)
+
+    watcher = threading.Thread(target=sample, daemon=True)
+    if psutil is not None:
+        watcher.start()
+    err = proc.communicate()[1]
+    wall = time.perf_counter() - wall
+    watcher.join(1) if psutil is not None else None
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode != 0:
+        raise SystemExit(f"failed: {' '.join(cmd)}\n{err}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    peak_mb = peak[0] / 2**20 if psutil is not None else after.ru_maxrss / 1024
+    return {"wall_s": wall, "cpu_s": cpu, "peak_rss_mb": peak_mb, "max_process_rss_mb": after.ru_maxrss / 1024}
+
+
+def machine() -> str:
+    """One line describing this machine."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as fh:
+            cpu = next(line.split(":", 1)[1].strip() for line in fh if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    return f"{cpu}, {os.cpu_count()} cores, {mem:.0f} GiB, Python {platform.python_version()}, {platform.system()}"
+
+
+def table(cases: list[str], engines: list[str], rows: int) -> None:
+    """Print one row per (case, engine)."""
+    print(f"machine: {machine()}; load average before: {os.getloadavg()[0]:.2f}")
+    print(f"{rows:,} rows per job, start-up included; speed-up = wall time of 1 process / wall time")
+    print(f"{'case':12s} {'engine':7s} {'stories/CPU-s':>13s} {'stories/wall-s':>14s} {'peak RSS MB':>11s} {'speed-up':>8s}")
+    for case in cases:
+        base = None
+        for engine in engines:
+            with tempfile.TemporaryDirectory() as tmp:
+                r = measure([*case_args(case, rows), *ENGINES[engine]], os.path.join(tmp, "d"))
+            per_cpu = f"{rows / r['cpu_s']:13.0f}" if engine != "ray2" else f"{'-':>13s}"
+            if engine == "1proc":
+                base = r["wall_s"]
+            speed = f"{base / r['wall_s']:7.2f}x" if base else f"{'-':>8s}"
+            print(f"{case:12s} {engine:7s} {per_cpu} {rows / r['wall_s']:14.0f} {r['peak_rss_mb']:11.0f} {speed}",
+                  flush=True)
+
+
+def big(rows: int, ks: str, workers: int, formats: str) -> None:
+    """One long clean run: wall and CPU time, peak RSS, and the duplicate stories replaced."""
+    n_k = len(ks.split(","))
+    per_k = rows // n_k
+    print(f"machine: {machine()}")
+    with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_DIR")) as tmp:
+        r = measure(["--k", ks, "--train-rows", str(per_k), "--workers", str(workers), "--format", formats],
+                    os.path.join(tmp, "d"))
+        with open(os.path.join(tmp, "d", "config.json")) as fh:
+            checks = json.load(fh)["checks"]
+    total = n_k * per_k
+    dups = sum(checks["duplicates_replaced"].values())
+    print(f"{total:,} rows (k={ks}, clean, default templates, {workers} workers, {formats}): "
+          f"wall {r['wall_s']:.0f} s, CPU {r['cpu_s']:.0f} s ({total / r['cpu_s']:.0f} stories/CPU-s), "
+          f"peak RSS {r['peak_rss_mb']:.0f} MB (all processes), largest process {r['max_process_rss_mb']:.0f} MB")
+    print(f"duplicate stories replaced: {dups} ({dups / total * 1e6:.1f} per 10^6 rows), rounds' rows "
+          f"{checks['rows_replaced']}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--child", help=argparse.SUPPRESS)
-    parser.add_argument("--million", action="store_true", help="also stream 1,000,000 k=2,3 rows")
+    parser.add_argument("--case", action="append", choices=sorted(CASES), help="only this case (repeatable)")
+    parser.add_argument("--engine", action="append", choices=sorted(ENGINES), help="only this engine (repeatable)")
+    parser.add_argument("--rows", type=int, default=ROWS, help=f"rows per job (default {ROWS:,})")
+    parser.add_argument("--list", action="store_true", help="list case and engine names")
+    parser.add_argument("--big", type=int, default=0, help="instead: one k=2,3 run of this many rows")
+    parser.add_argument("--big-k", default="2,3", help="chain lengths of the --big run (default 2,3)")
+    parser.add_argument("--workers", type=int, default=2, help="workers of the --big run (default 2)")
+    parser.add_argument("--format", default="csv", help="formats of the --big run (default csv)")
     args = parser.parse_args()
-    if args.child:
-        _child(json.loads(args.child))
+    if args.list:
+        print("cases:", ", ".join(CASES))
+        print("engines:", ", ".join(ENGINES))
         return
-    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; one worker per case")
-    print(f"{'case':26s} {'rows':>9s} {'stories/CPU-s':>14s} {'stories/wall-s':>15s} {'peak RSS MB':>12s}")
-    cases = CASES + ([("train k=2,3, 1M rows", dict(train_k=(2, 3), noise="none", rows=1_000_000))] if args.million else [])
-    for name, case in cases:
-        r = _run(case)
-        print(f"{name:26s} {r['rows']:9d} {r['rows'] / r['cpu_s']:14.0f} {r['rows'] / r['wall_s']:15.0f} {r['peak_rss_mb']:12.0f}")
+    if args.big:
+        big(args.big, args.big_k, args.workers, args.format)
+        return
+    engines = args.engine or list(ENGINES)
+    try:
+        import ray  # noqa: F401
+    except ImportError:
+        if "ray2" in engines:
+            print("ray is not installed (pip install 'clutrr[ray]'): skipping the ray engine")
+            engines = [e for e in engines if e != "ray2"]
+    table(args.case or list(CASES), engines, args.rows)
 
 
 if __name__ == "__main__":

@@ -48,7 +48,7 @@ def test_jsonl_twin_has_typed_fields(tmp_path):
     for rec, row in zip(recs, rows):
         assert rec["id"] == row.id and rec["target"] == row.target and rec["k"] == 3
         assert [e["relation"] for e in rec["edges"]] == row.edge_types
-        assert [e["noise"] for e in rec["edges"][:3]] == [None] * 3
+        assert [e["noise"] for e in rec["edges"][:3]] == ["none"] * 3
         assert all(e["noise"] == "supporting" for e in rec["edges"][3:]) and len(rec["edges"]) == 5
         assert rec["proof"][0]["goal"] == [row.query[0], row.target, row.query[1]]
         assert all(p["template"] for p in rec["pieces"])

@@ -32,3 +32,17 @@ def test_an_unwritable_cache_gives_the_same_flags(tmp_path, monkeypatch):
     monkeypatch.setenv("CLUTRR_CACHE_DIR", str(blocker / "cache"))  # a folder below a file: cannot exist
     bad = _t("{A} is {B}'s son.")
     assert list(dropped_rules([bad])) == [bad.id]
+
+
+def test_the_shipped_bank_has_no_flagged_template_and_meets_its_size_goals():
+    from clutrr.render.bank_check import read_bank, resolve_files
+    from clutrr.render.usable import dropped_rules
+
+    templates = [e.template for e in read_bank(resolve_files("paraphrase"))[0]]
+    assert dropped_rules(templates) == {}
+    assert len(templates) >= 6000
+    k3 = {}
+    for t in templates:
+        if len(t.clause) == 3:
+            k3[t.clause] = k3.get(t.clause, 0) + 1
+    assert sum(n >= 8 for n in k3.values()) >= 150

@@ -2,9 +2,13 @@
 from __future__ import annotations
 
 import argparse
+import os
+import signal
 import sys
 
-from clutrr.io.dataset import DatasetSpec, write_dataset
+from clutrr.engines import engine_names
+from clutrr.io.dataset import ROWS_PER_SHARD, DatasetSpec, RunOptions, write_dataset
+from clutrr.io.formats import parse_formats
 from clutrr.errors import UsageError
 from clutrr.core.family import FamilyConfig
 from clutrr.core.generator import MAX_K, GeneratorConfig
@@ -58,7 +62,21 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0, help="random seed: fixes every byte of the output (default 0)")
     p.add_argument("--out", default="data/clutrr", help="output directory (default data/clutrr)")
     p.add_argument("--force", action="store_true", help="replace an existing non-empty output directory")
-    p.add_argument("--workers", type=int, default=1, help="worker processes; output is identical for any number")
+    p.add_argument("--workers", type=int, default=None,
+                   help="worker processes (local engine, default 1) or CPUs of a local Ray instance (default all);"
+                        " output is identical for any number")
+    p.add_argument("--engine", default="local", choices=engine_names(),
+                   help="where tasks run: local processes (default) or ray (pip install 'clutrr[ray]')")
+    p.add_argument("--address", default=None, help="with --engine ray: a running Ray cluster (auto or HOST:PORT)")
+    p.add_argument("--format", default="csv,jsonl", help="output formats, any of csv,jsonl,parquet (default csv,jsonl)")
+    p.add_argument("--rows-per-shard", type=int, default=ROWS_PER_SHARD,
+                   help=f"rows per shard file; a file with more rows is cut into shards (default {ROWS_PER_SHARD:,})")
+    p.add_argument("--shard", type=int, default=None,
+                   help="generate only the shards s with s %% NUM_SHARDS == SHARD (one job of an array); "
+                        "then run the same command with --resume to assemble")
+    p.add_argument("--num-shards", type=int, default=None, help="number of jobs sharing the shards (with --shard)")
+    p.add_argument("--resume", action="store_true",
+                   help="keep finished shards when stopped, and skip shards already finished by an earlier run")
     p.add_argument("--kb", default="kinship", help="KB: kinship or a rules file (must be sound)")
     p.add_argument("--templates", default="paraphrase", help="templates: paraphrase (the bank), synthetic (one plain sentence per fact), or a YAML/AMT JSON path (default paraphrase)")
     p.add_argument("--fallback-templates", default="paraphrase",
@@ -75,12 +93,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
-RUNTIME_ONLY = ("out", "workers", "force", "quiet")
+RUNTIME_ONLY = ("out", "workers", "force", "quiet", "command", "engine", "address", "shard", "num_shards", "resume")
 
 
 def recorded_arguments(args: argparse.Namespace) -> dict:
     """The arguments config.json records: all but those that cannot change the data."""
     return {k: v for k, v in vars(args).items() if not k.startswith("_") and k not in RUNTIME_ONLY}
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
 
 
 def run(args: argparse.Namespace) -> int:
@@ -101,18 +123,34 @@ def run(args: argparse.Namespace) -> int:
         train_k=parse_ks(args.k), test_k=parse_ks(args.test_k), noise=noise[0], test_noise=test_noise,
         train_rows=args.train_rows, test_rows=args.test_rows, seed=args.seed, config=config,
     )
-    manifest = write_dataset(spec, args.out, workers=args.workers, force=args.force,
-                             progress=not args.quiet, args=recorded_arguments(args))
-    rows = sum(f["rows"] for f in manifest["files"].values())
-    print(f"wrote {rows} rows in {len(manifest['files'])} files to {args.out}", file=sys.stderr)
+    if (args.shard is None) != (args.num_shards is None):
+        raise UsageError("--shard and --num-shards go together")
+    if args.num_shards is not None and args.num_shards < 1:
+        raise UsageError(f"--num-shards must be at least 1, got {args.num_shards}")
+    # a job scheduler stops a job with SIGTERM: clean up (workers, work folder) as for Ctrl-C
+    signal.signal(signal.SIGTERM, _interrupt)
+    workers = args.workers if args.workers is not None else (os.cpu_count() or 1 if args.engine == "ray" else 1)
+    run = RunOptions(workers=workers, engine=args.engine, address=args.address, resume=args.resume,
+                     shard=None if args.shard is None else (args.shard, args.num_shards), progress=not args.quiet)
+    result = write_dataset(spec, args.out, force=args.force, args=recorded_arguments(args),
+                           formats=parse_formats(args.format), rows_per_shard=args.rows_per_shard, run=run)
+    if args.shard is not None:
+        print(f"job {args.shard} of {args.num_shards}: {result['generated']} of its {result['shards']} shards generated"
+              f" into {result['work']}; when every job is done, run the same command without --shard"
+              f" --num-shards, with --resume", file=sys.stderr)
+        return 0
+    rows = sum(f["rows"] for f in result["files"].values())
+    shards = sum(f["shards"] for f in result["files"].values())
+    print(f"wrote {rows} rows in {len(result['files'])} files ({shards} shards, {', '.join(result['formats'])})"
+          f" to {args.out}", file=sys.stderr)
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     """Entry point of ``python generate.py`` and the ``clutrr-generate`` script."""
     from clutrr.cli import _Parser, run_command
 
-    parser = _Parser(prog="generate.py", description=HELP)
+    parser = _Parser(prog=prog or os.path.basename(sys.argv[0]) or "generate.py", description=HELP)
     add_arguments(parser)
     args = parser.parse_args(argv)
-    return run_command(run, args, "generate.py")
+    return run_command(run, args, parser.prog)

@@ -329,7 +329,7 @@ def _assemble(config, kb, bank, family, chain, noise_paths, pattern, heldout, rn
         idx = [i for i, gg in enumerate(genders) if gg == g]
         for i, name in zip(idx, rng.sample(pools[GENDERS[g]], len(idx))):
             names[i] = name
-    edges: list[tuple[int, int, int, str | None]] = [(pos[a], p, pos[b], None) for a, p, b in chain.facts()]
+    edges: list[tuple[int, int, int, str]] = [(pos[a], p, pos[b], "none") for a, p, b in chain.facts()]
     for kind, facts in noise_paths:
         edges += [(pos[a], p, pos[b], kind) for a, p, b in facts]
     preds = kb.predicates

@@ -10,7 +10,7 @@ import csv
 import io
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 COLUMNS = (
     "id", "story", "query", "text_query", "target", "text_target", "clean_story", "proof_state",
@@ -96,7 +96,7 @@ def parse_genders(text: str) -> list[tuple[str, str]]:
 
 def parse_row(rec: dict[str, str]) -> StoryRow:
     """Turn a raw CSV record (column name -> text) into a StoryRow."""
-    missing = [c for c in COLUMNS if c not in rec]
+    missing = [c for c in COLUMNS if rec.get(c) is None]  # None: the row ends before the column
     if missing:
         raise RowParseError(f"missing columns {missing}")
     query = _literal(rec["query"], "query")
@@ -119,22 +119,38 @@ def parse_row(rec: dict[str, str]) -> StoryRow:
     )
 
 
+def csv_parts(path: str | Path) -> list[Path]:
+    """The files holding CSV ``path``: the file itself or, when it was written in shards
+    (``STEM-00000-of-00004.csv`` ...), its shards in order."""
+    from clutrr.io.shards import logical_files
+
+    p = Path(path)
+    if p.exists() or not p.parent.is_dir():
+        return [p]
+    return logical_files(p.parent, p.suffix).get(p.name[: -len(p.suffix)] if p.suffix else p.name, [p])
+
+
 def iter_records(path: str | Path) -> Iterator[tuple[int, dict[str, str]]]:
-    """Yield (row number, raw record) pairs from a CLUTRR CSV file."""
-    with open(path, newline="", encoding="utf-8") as fh:
-        reader = csv.DictReader(fh)
-        for i, rec in enumerate(reader):
-            yield i, rec
+    """Yield (row number, raw record) pairs from a CLUTRR CSV file (or all its shards)."""
+    i = 0
+    for part in csv_parts(path):
+        with open(part, newline="", encoding="utf-8") as fh:
+            for rec in csv.DictReader(fh):
+                yield i, rec
+                i += 1
 
 
-def read_csv(path: str | Path) -> list[StoryRow]:
-    """Read every row of a CLUTRR CSV file; raises RowParseError naming the bad row."""
+def read_csv(path: str | Path, step: Callable[[], object] | None = None) -> list[StoryRow]:
+    """Read every row of a CLUTRR CSV file; raises RowParseError naming the bad row.
+    ``step`` is called after each row (a progress bar's update)."""
     rows = []
     for i, rec in iter_records(path):
         try:
             rows.append(parse_row(rec))
         except RowParseError as exc:
             raise RowParseError(f"{path}: row {i}: {exc}") from None
+        if step is not None:
+            step()
     return rows
 
 

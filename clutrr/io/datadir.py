@@ -1,15 +1,19 @@
 """Dataset folders for the diagnostics: find and read their CSV splits.
 
 A dataset folder holds CLUTRR CSV files such as ``1.2,1.3_train.csv`` and ``1.2_test.csv``;
-each file is one split, named by its stem. Outputs are written through
+each file is one split, named by its stem. A file written in shards
+(``1.2_test-00000-of-00004.csv`` ...) is one split too. Outputs are written through
 :class:`clutrr.io.staging.StagedDir`.
 """
 from __future__ import annotations
 
+import csv
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
-from clutrr.io.csv_format import RowParseError, StoryRow, read_csv
+from clutrr.io.csv_format import COLUMNS, RowParseError, StoryRow, csv_parts, read_csv
+from clutrr.io.shards import logical_files
 from clutrr.errors import UsageError
 
 
@@ -18,7 +22,7 @@ class Split:
     """One CSV file of a dataset folder."""
 
     name: str  # the file stem, e.g. "1.2_test"
-    path: Path
+    path: Path  # the file, or for a sharded file the name it would have unsharded
     rows: list[StoryRow]
 
     @property
@@ -31,31 +35,56 @@ class Split:
         return bool(self.rows) and all(r.task_split == "train" for r in self.rows)
 
 
-def _split_key(path: Path) -> tuple:
+def _split_key(stem: str) -> tuple:
     """Train files first, then test files by their k (1.2 before 1.10), then by name."""
-    stem = path.stem
     head = stem.split("_")[0].split(",")[0]
     parts = head.split(".")
     k = int(parts[-1]) if len(parts) == 2 and parts[-1].isdigit() else 0
     return (0 if stem.endswith("_train") else 1, k, stem)
 
 
-def load_splits(directory: str | Path) -> list[Split]:
-    """Read every ``*.csv`` in ``directory``; raises UsageError for a missing or empty folder."""
+def split_paths(directory: str | Path) -> list[Path]:
+    """The folder's CSV files (a sharded file under its unsharded name) in split order;
+    raises UsageError for a missing or empty folder."""
     root = Path(directory)
     if not root.is_dir():
         raise UsageError(f"{root}: no such directory")
-    paths = sorted(root.glob("*.csv"), key=_split_key)
-    if not paths:
+    try:
+        found = logical_files(root, ".csv")
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    if not found:
         raise UsageError(f"{root}: no CSV files found")
+    return [root / f"{stem}.csv" for stem in sorted(found, key=_split_key)]
+
+
+def count_rows(path: str | Path) -> int:
+    """The number of data rows of a CLUTRR CSV file (all its shards), read without parsing
+    them; UsageError when a header lacks the CLUTRR columns (an empty file has none)."""
+    total = 0
+    for part in csv_parts(path):
+        with open(part, newline="", encoding="utf-8") as fh:
+            reader = csv.reader(fh)
+            header = next(reader, [])
+            missing = [c for c in COLUMNS if c not in header]
+            if missing:
+                what = "it is empty" if not header else f"no column {', '.join(missing)}"
+                raise UsageError(f"{part}: not a CLUTRR CSV ({what})")
+            total += sum(1 for _ in reader)
+    return total
+
+
+def load_splits(directory: str | Path, step: Callable[[], object] | None = None) -> list[Split]:
+    """Read every CSV file in ``directory``; raises UsageError for a missing or empty folder.
+    ``step`` is called after each row read (a progress bar's update)."""
     splits = []
-    for path in paths:
+    for path in split_paths(directory):
         try:
-            rows = read_csv(path)
+            rows = read_csv(path, step)
         except (RowParseError, UnicodeDecodeError) as exc:
             detail = str(exc).splitlines()[0].replace(f"{path}: ", "")[:100]
             raise UsageError(f"{path}: not a CLUTRR CSV ({detail})") from None
         splits.append(Split(path.stem, path, rows))
     if not any(s.rows for s in splits):
-        raise UsageError(f"{root}: the CSV files hold no rows")
+        raise UsageError(f"{Path(directory)}: the CSV files hold no rows")
     return splits

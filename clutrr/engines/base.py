@@ -1,0 +1,55 @@
+"""The engine interface: map a function over tasks, results in order, retrying failures."""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any, Callable, Iterable, Iterator
+
+MAX_RETRIES = 3
+
+
+class EngineError(RuntimeError):
+    """A task kept failing after its retries (a worker died each time)."""
+
+
+class Engine(ABC):
+    """Runs ``fn(context, task)`` for each task; subclasses decide where.
+
+    ``workers`` is the number of parallel workers (for Ray on a cluster: ignored, the
+    cluster decides). A task whose worker dies is run again, at most ``max_retries`` times.
+    ``prepare(context)``, when given, may be run by a worker before its first task (to warm caches).
+    Use as a context manager so workers are released.
+    """
+
+    name = "engine"
+
+    def __init__(self, workers: int = 1, address: str | None = None, max_retries: int = MAX_RETRIES,
+                 prepare: Callable[[Any], None] | None = None) -> None:
+        self.workers = workers
+        self.address = address
+        self.max_retries = max_retries
+        self.prepare = prepare
+
+    @abstractmethod
+    def imap(self, fn: Callable[[Any, Any], Any], context: Any, tasks: Iterable[Any]) -> Iterator[Any]:
+        """Yield ``fn(context, task)`` for each task, in the tasks' order."""
+
+    def start(self, context: Any) -> None:
+        """Start the workers now (they load what ``context`` needs while the caller prepares)."""
+
+    def describe(self) -> str:
+        """A short description for progress lines, e.g. ``2 local processes``."""
+        return f"{self.name} ({self.workers} workers)"
+
+    def close(self) -> None:
+        """Release the workers."""
+
+    def __enter__(self) -> "Engine":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def window(workers: int) -> int:
+    """Tasks kept in flight: enough to keep every worker busy, few enough to bound memory."""
+    return 2 * workers + 2

@@ -1,0 +1,139 @@
+"""Output formats of a shard: CSV (original CLUTRR schema), JSONL and Parquet (typed).
+
+A writer takes the finished rows of :class:`clutrr.io.rows.TaskResult` in order. Each
+format can also rewrite a finished shard with some rows replaced (the de-duplication pass),
+giving the bytes a direct write of the final rows would give.
+"""
+from __future__ import annotations
+
+import csv
+import hashlib
+import os
+from pathlib import Path
+from typing import Callable
+
+from clutrr.errors import UsageError
+from clutrr.io.csv_format import COLUMNS
+from clutrr.io.rows import CsvLine, TaskResult
+
+FORMATS = ("csv", "jsonl", "parquet")
+ROW_GROUP = 10_000  # Parquet rows per row group, whatever the task size
+
+
+def sha256_file(path: Path) -> str:
+    """The hex sha256 of a file's bytes."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def parse_formats(text: str) -> tuple[str, ...]:
+    """Parse ``csv,jsonl,parquet`` (any non-empty subset, written in this order)."""
+    asked = {t.strip() for t in text.split(",") if t.strip()}
+    bad = sorted(asked - set(FORMATS))
+    if bad or not asked:
+        raise UsageError(f"unknown format {bad[0] if bad else text!r} (choose from {', '.join(FORMATS)})")
+    if "parquet" in asked:
+        try:
+            import pyarrow  # noqa: F401
+        except ImportError:
+            raise UsageError("--format parquet needs pyarrow: pip install 'clutrr[parquet]'") from None
+    return tuple(f for f in FORMATS if f in asked)
+
+
+class TextShard:
+    """CSV or JSONL: one line (or CSV record) per row, with a header for CSV."""
+
+    def __init__(self, path: Path, fmt: str) -> None:
+        self.fmt = fmt
+        self._fh = open(path, "w", newline="", encoding="utf-8")
+        if fmt == "csv":
+            csv.writer(self._fh, lineterminator="\n").writerow(["", *COLUMNS])
+
+    def write(self, result: TaskResult) -> None:
+        """Append the result's rows."""
+        self._fh.writelines(result.csv if self.fmt == "csv" else result.jsonl)
+
+    def close(self) -> None:
+        """Finish the file."""
+        self._fh.close()
+
+
+class ParquetShard:
+    """Parquet with the typed record schema, in row groups of ROW_GROUP rows."""
+
+    def __init__(self, path: Path, fmt: str = "parquet") -> None:
+        import pyarrow.parquet as pq
+
+        from clutrr.io.schema import arrow_schema
+
+        self.schema = arrow_schema()
+        self._writer = pq.ParquetWriter(path, self.schema, compression="zstd")
+        self._buffer: list[dict] = []
+
+    def write(self, result: TaskResult) -> None:
+        """Append the result's rows."""
+        self._buffer += result.records
+        while len(self._buffer) >= ROW_GROUP:
+            self._flush(self._buffer[:ROW_GROUP])
+            self._buffer = self._buffer[ROW_GROUP:]
+
+    def _flush(self, records: list[dict]) -> None:
+        import pyarrow as pa
+
+        self._writer.write_table(pa.Table.from_pylist(records, schema=self.schema), row_group_size=ROW_GROUP)
+
+    def close(self) -> None:
+        """Finish the file."""
+        if self._buffer:
+            self._flush(self._buffer)
+        self._writer.close()
+
+
+WRITERS: dict[str, Callable[[Path, str], TextShard | ParquetShard]] = {
+    "csv": TextShard, "jsonl": TextShard, "parquet": ParquetShard,
+}
+
+
+def open_shard(path: Path, fmt: str) -> TextShard | ParquetShard:
+    """A writer for one shard file of format ``fmt``."""
+    return WRITERS[fmt](path, fmt)
+
+
+def _old_rows(path: Path, fmt: str):
+    """The rows of a finished shard file, one item per row, in the writer's own units."""
+    if fmt == "csv":
+        with open(path, newline="", encoding="utf-8") as fh:
+            reader = csv.reader(fh)
+            next(reader)
+            yield from reader
+    elif fmt == "jsonl":
+        with open(path, encoding="utf-8") as fh:
+            yield from fh
+    else:
+        import pyarrow.parquet as pq
+
+        pf = pq.ParquetFile(path)
+        for i in range(pf.num_row_groups):
+            yield from pf.read_row_group(i).to_pylist()
+
+
+def rewrite_shard(path: Path, fmt: str, start: int, new_rows: dict[int, TaskResult]) -> None:
+    """Rewrite shard file ``path`` (first row at position ``start``), putting ``new_rows``
+    (position -> a one-row result) in place of the old rows at those positions."""
+    tmp = path.with_name(path.name + ".rewrite")
+    writer = open_shard(tmp, fmt)
+    line = CsvLine()
+    for pos, old in enumerate(_old_rows(path, fmt), start):
+        if pos in new_rows:
+            writer.write(new_rows[pos])
+        elif fmt == "csv":
+            writer.write(TaskResult(None, csv=[line(old)]))
+        elif fmt == "jsonl":
+            writer.write(TaskResult(None, jsonl=[old]))
+        else:
+            writer.write(TaskResult(None, records=[old]))
+    writer.close()
+    os.replace(tmp, path)
