@@ -164,12 +164,13 @@ def render_markdown(doc: dict[str, Any]) -> str:
     """robustness.md: the matrix, what was run and how."""
     header, rows = table(doc["summary"], doc["experiment"])
     runs = max(c["runs"] for row in doc["summary"].values() for c in row.values())
+    settings = ", ".join(f"{k}={v}" for k, v in doc.get("settings", {}).items()) or "its defaults"
     lines = [f"# {doc['title']}", "",
-             f"Model `{doc['model']}`; cells are the mean test accuracy ± its standard error (sample std / √runs) "
-             f"over {runs} run(s); {doc['cpu_seconds']:.0f} CPU seconds in all.", "",
+             f"Model `{doc['model']}` ({settings}); cells are the mean test accuracy ± its standard error (sample "
+             f"std / √runs) over {runs} run(s); {doc['cpu_seconds']:.0f} CPU seconds in all.", "",
              "| " + " | ".join(header) + " |", "|" + "---|" * len(header), *("| " + " | ".join(r) + " |" for r in rows),
-             "", "Data: " + ", ".join(f"`{name}` = `clutrr generate {' '.join(args)}`"
-                                      for name, args in doc["generate"].items()) + ".", ""]
+             "", "Data, one folder per training setting:", "",
+             *(f"- `{name}`: `clutrr generate {' '.join(args)}`" for name, args in doc["generate"].items()), ""]
     if doc["experiment"] == "systematic":
         lines += ["![accuracy against k](accuracy_vs_k.png)", ""]
     return "\n".join(lines)
@@ -199,10 +200,12 @@ def write_outputs(doc: dict[str, Any], out: str | Path, force: bool) -> Path:
     return Path(out)
 
 
-def make_doc(plan: Plan, model: str, rows: dict[str, list], cpu_seconds: float) -> dict[str, Any]:
-    """The robustness.json document."""
+def make_doc(plan: Plan, model: str, rows: dict[str, list], cpu_seconds: float,
+             settings: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The robustness.json document (``settings``: the model settings given besides its defaults)."""
     return {"schema": SCHEMA, "experiment": plan.experiment, "title": title_of(plan.experiment, plan),
-            "model": model, "plan": asdict(plan), "generate": plan.settings(), "cpu_seconds": round(cpu_seconds, 1),
+            "model": model, "settings": {k: v for k, v in (settings or {}).items() if v is not None},
+            "plan": asdict(plan), "generate": plan.settings(), "cpu_seconds": round(cpu_seconds, 1),
             "summary": summarise(rows)}
 
 

@@ -85,8 +85,11 @@ def test_systematic_curve(tmp_path, capsys):
     (["--predictions", "clean=x"], "--predictions needs --data"),
     (["--model", "gat", "--runs", "0"], "--runs must be at least 1"),
     (["--model", "gcn"], "unknown model 'gcn'"),
+    (["--model", "gat", "--set", "rounds=x", "--data", "DATA"], "setting 'rounds' of gat takes a int"),
 ])
-def test_bad_input_exits_2(args, message, capsys):
+def test_bad_input_exits_2(args, message, tmp_path, capsys):
+    args = [str(tmp_path / "data") if a == "DATA" else a for a in args]
     assert main(["robustness", *args, *SMALL]) == 2
+    assert not (tmp_path / "data").exists()  # refused before generating anything
     err = capsys.readouterr().err
     assert message in err and len(err.strip().splitlines()) == 1

@@ -72,6 +72,11 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"output directory {args.out} exists and is not empty (use --force)")
     plan = _plan(args)
     target = _resolve(args.model) if args.model else None
+    overrides = _overrides(args)
+    if isinstance(target, str):  # check the settings before any data is generated
+        from clutrr.baselines.registry import get_model, make_config
+
+        make_config(get_model(target), args.config, overrides)
     progress = not args.quiet and sys.stderr.isatty()
     echo = (lambda message: None) if args.quiet else rb.log
     start = time.process_time()
@@ -83,14 +88,15 @@ def run(args: argparse.Namespace) -> int:
             folders = rb.prepare_data(plan, Path(root), progress)
             if isinstance(target, str):
                 rows = rb.train_rows(target, folders, plan, args.runs, args.seed, config=args.config,
-                                     overrides=_overrides(args), valid_share=args.valid_share, threads=args.threads,
+                                     overrides=overrides, valid_share=args.valid_share, threads=args.threads,
                                      progress=progress, echo=echo)
                 name = target
             else:
                 echo(f"{args.model} is a function: querying it (it is not trained here)")
                 rows = rb.query_rows(target, args.model, folders, plan, args.batch_size, progress)
                 name = args.model
-    doc = rb.make_doc(plan, name, rows, time.process_time() - start)
+    settings = {"config": args.config, **overrides} if isinstance(target, str) else {}
+    doc = rb.make_doc(plan, name, rows, time.process_time() - start, settings)
     sys.stdout.write(rb.render_text(doc))
     if args.out:
         rb.write_outputs(doc, args.out, args.force)
