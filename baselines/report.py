@@ -25,8 +25,8 @@ HERE = Path(__file__).resolve().parent
 T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262}  # t_{0.975, df}
 EXTRA_FILES = ("verify-data_089907f8.json", "vocabulary.json", f"robustness-{ROBUSTNESS['model']}.json")
 MODEL_NOTES = {
-    "gat": "our GAT: edge-typed graph attention with reverse-edge messages and a readout of [head; tail; sum of "
-           "all nodes]; not the paper's exact GAT",
+    "gat": "a GAT with reverse-edge messages (their own edge-type embeddings) and a different readout "
+           "([head; tail; sum of all node states]), not the paper's exact GAT",
     "composer": "The composer learns an explicit composition table by EM and answers by a CYK over the paths "
                 "between the query people ([docs/composer.md](../docs/composer.md)); EM is deterministic, so its "
                 "runs differ only in their validation split",
