@@ -144,12 +144,10 @@ def run_task(ctx: TaskContext, task: Task) -> TaskResult:
     return out
 
 
-_NOT_COUNTS = ("banks", "_own")
-
-
 def tally_counts(tally: TextTally) -> dict:
-    """The additive counts of a text tally (what a worker sends back)."""
-    return {k: dict(v) if isinstance(v, dict) else v for k, v in vars(tally).items() if k not in _NOT_COUNTS}
+    """The additive counts of a text tally (what a worker sends back): its public attributes but the banks."""
+    return {k: dict(v) if isinstance(v, dict) else v for k, v in vars(tally).items()
+            if k != "banks" and not k.startswith("_")}
 
 
 def add_counts(total: dict, counts: dict, sign: int = 1) -> None:

@@ -41,6 +41,11 @@ def template_self_possessive(t: Template) -> bool:
     return hit
 
 
+def known_self_possessives(flags: dict[str, bool]) -> None:
+    """Take template flags worked out before (by another process, kept in the compiled bank cache)."""
+    _SELF_POSSESSIVE.update(flags)
+
+
 def story_self_possessive(rec: dict) -> bool:
     """Whether a story record's text has a self-possessive, by tokenising the whole story."""
     names = {p["name"]: i for i, p in enumerate(rec["people"])}

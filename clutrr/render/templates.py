@@ -94,8 +94,10 @@ class Template:
             object.__setattr__(self, "parts", compile_text(normalise(self.text)))
         return self.parts
 
-    def _compile_plan(self) -> tuple:
+    def compile_plan(self) -> tuple:
         """(leading text, ((entity, forms or None, following text), ...)) for :meth:`render`."""
+        if self._plan:
+            return self._plan
         head, slots = "", []
         for part in self.compiled():
             if isinstance(part, str):
@@ -111,7 +113,7 @@ class Template:
 
     def render(self, names: list[str], genders: list[int]) -> str:
         """The text with entity i named ``names[i]`` and gendered by ``genders[i]`` (0 male, 1 female)."""
-        head, slots = self._plan or self._compile_plan()
+        head, slots = self._plan or self.compile_plan()
         out = [head]
         for ent, forms, tail in slots:
             out.append(names[ent] if forms is None else forms[genders[ent]])
@@ -145,6 +147,7 @@ class Bank:
             self.by_clause.setdefault(t.clause, []).append(t)
         self.max_len = max((len(c) for c in self.by_clause), default=0)
         self._choices: dict[tuple[tuple[str, ...], str], list[Template]] = {}
+        self.covers: dict[tuple, tuple] = {}  # cover tables of clutrr.render.stitching.sample_cover
 
     def __len__(self) -> int:
         return sum(len(v) for v in self.by_clause.values())
