@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Callable
 
 from clutrr.errors import UsageError
-from clutrr.io.csv_format import COLUMNS
-from clutrr.io.rows import CsvLine, TaskResult
+from clutrr.io.csv_format import COLUMNS, csv_line
+from clutrr.io.rows import TaskResult
 
 FORMATS = ("csv", "jsonl", "parquet")
 ROW_GROUP = 10_000  # Parquet rows per row group, whatever the task size
@@ -50,7 +50,7 @@ class TextShard:
         self.fmt = fmt
         self._fh = open(path, "w", newline="", encoding="utf-8")
         if fmt == "csv":
-            csv.writer(self._fh, lineterminator="\n").writerow(["", *COLUMNS])
+            self._fh.write(csv_line(["", *COLUMNS]))
 
     def write(self, result: TaskResult) -> None:
         """Append the result's rows."""
@@ -125,12 +125,11 @@ def rewrite_shard(path: Path, fmt: str, start: int, new_rows: dict[int, TaskResu
     (position -> a one-row result) in place of the old rows at those positions."""
     tmp = path.with_name(path.name + ".rewrite")
     writer = open_shard(tmp, fmt)
-    line = CsvLine()
     for pos, old in enumerate(_old_rows(path, fmt), start):
         if pos in new_rows:
             writer.write(new_rows[pos])
         elif fmt == "csv":
-            writer.write(TaskResult(None, csv=[line(old)]))
+            writer.write(TaskResult(None, csv=[csv_line(old)]))
         elif fmt == "jsonl":
             writer.write(TaskResult(None, jsonl=[old]))
         else:

@@ -63,21 +63,9 @@ class TextTally:
         self.chain_facts = self.multi_facts = 0
         self.spans = {1: 0, 2: 0, 3: 0}
         self.covered = {1: 0, 2: 0, 3: 0}
-        self._own: dict[tuple, bool] = {}
-        self._by_id: dict[str, dict[str, Template]] = {}
-
-    def _covers(self, split: str, clause: tuple[str, ...], head: str) -> bool:
-        key = (split, clause, head)
-        hit = self._own.get(key)
-        if hit is None:
-            bank = self.banks[split]
-            hit = self._own[key] = any(t.id not in bank.fallback_ids for t in bank.choices(clause, head))
-        return hit
 
     def _self_possessive(self, split: str, ids: list[str], rec: dict) -> bool:
-        by_id = self._by_id.get(split)
-        if by_id is None:
-            by_id = self._by_id[split] = {t.id: t for t in self.banks[split].templates()}
+        by_id = self.banks[split].by_id()
         templates = [by_id.get(i) for i in ids]
         if None in templates:
             return story_self_possessive(rec)
@@ -102,10 +90,11 @@ class TextTally:
                     self.multi_facts += len(chain)
         words = [edges[i]["relation"] for i in range(k)]
         heads = [people[edges[i]["head"]]["gender"] for i in range(k)]
+        has_own = self.banks[split].has_own
         for n in self.spans:
             for i in range(k - n + 1):
                 self.spans[n] += 1
-                self.covered[n] += self._covers(split, tuple(words[i:i + n]), heads[i])
+                self.covered[n] += has_own(tuple(words[i:i + n]), heads[i])
 
     def summary(self) -> dict:
         """The measures as plain data (shares rounded to 4 places; None when nothing was counted)."""

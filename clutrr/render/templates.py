@@ -148,6 +148,8 @@ class Bank:
         self.max_len = max((len(c) for c in self.by_clause), default=0)
         self._choices: dict[tuple[tuple[str, ...], str], list[Template]] = {}
         self.covers: dict[tuple, tuple] = {}  # cover tables of clutrr.render.stitching.sample_cover
+        self._own: dict[tuple[tuple[str, ...], str], bool] = {}
+        self._by_id: dict[str, Template] | None = None
 
     def __len__(self) -> int:
         return sum(len(v) for v in self.by_clause.values())
@@ -163,6 +165,20 @@ class Bank:
         if hit is None:
             hit = self._choices[key] = [t for t in self.by_clause.get(clause, ()) if t.fits(head_gender)]
         return hit
+
+    def has_own(self, clause: tuple[str, ...], head_gender: str) -> bool:
+        """Whether a template of the bank itself (not one filled from a fallback) fits."""
+        key = (clause, head_gender)
+        hit = self._own.get(key)
+        if hit is None:
+            hit = self._own[key] = any(t.id not in self.fallback_ids for t in self.choices(clause, head_gender))
+        return hit
+
+    def by_id(self) -> dict[str, Template]:
+        """Id -> template (built on first use)."""
+        if self._by_id is None:
+            self._by_id = {t.id: t for t in self.templates()}
+        return self._by_id
 
     def split(self, seed: int, test_fraction: float = 0.2) -> tuple["Bank", "Bank"]:
         """A fixed, seeded (train, test) split of each clause's templates.
