@@ -54,7 +54,7 @@ class GeneratorConfig:
     template_split: bool = True
     max_piece: int = 3
     brackets: bool = True
-    stories_per_family: int = 8
+    stories_per_family: int = 32
     relations: str = "all"
 
     def validate(self) -> None:

@@ -133,7 +133,7 @@ def write_dataset(spec: DatasetSpec, out: str | Path, workers: int = 1, force: b
     work = partial_dir(out, force, fingerprint) if keep else staging_dir(out, force)
     try:
         with create_engine(run.engine, workers=run.workers, address=run.address, prepare=prepare) as engine:
-            engine.start(ctx)  # workers load the KB and templates while this process checks the settings
+            engine.start(ctx)  # the KB and templates are loaded (in this process first, when workers are forked)
             check_feasible(spec, ctx, engine)
             mine = shards if run.shard is None else [s for s in shards if s.global_number % run.shard[1] == run.shard[0]]
             todo = [s for s in mine if mf.read_part(work, s, formats) is None]
@@ -180,7 +180,7 @@ def _discard(work: Path, keep: bool) -> None:
 def check_feasible(spec: DatasetSpec, ctx: TaskContext, engine: Engine) -> None:
     """Build the first row of every (split, k, noise) before any work; UsageError if one cannot be built.
 
-    The rows are built by the engine's workers, so this process never loads the templates.
+    The rows are built by the engine's workers.
     """
     probe = replace(ctx, formats=(), fault=None)
     tasks = [Task(-1, f.number, (i * f.rows_per_k,)) for f in ctx.files for i in range(len(f.ks))]
