@@ -55,5 +55,5 @@ def test_json_line_is_compact_json_with_or_without_orjson(monkeypatch, fast):
     records.append({"seed": 2**70})  # beyond 64 bits: orjson refuses it, json writes it
     for rec in records:
         line = rows.json_line(rec)
-        assert line == json.dumps(rec, ensure_ascii=False, separators=(",", ":")) + "\n"
+        assert line == (json.dumps(rec, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
         assert json.loads(line) == rec

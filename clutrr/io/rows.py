@@ -55,8 +55,8 @@ class TaskResult:
     """Finished rows of a task, in the task's order."""
 
     task: Task
-    csv: list[str] = field(default_factory=list)
-    jsonl: list[str] = field(default_factory=list)
+    csv: list[bytes] = field(default_factory=list)  # UTF-8 lines, encoded by the worker
+    jsonl: list[bytes] = field(default_factory=list)
     records: list[dict] = field(default_factory=list)
     hashes: list[bytes] = field(default_factory=list)  # 16 bytes per row
     labels: Counter = field(default_factory=Counter)
@@ -95,15 +95,15 @@ def prepare(ctx: TaskContext) -> None:
     banks(ctx.config, ctx.seed)
 
 
-def json_line(record: dict) -> str:
-    """A JSONL line: compact JSON with non-ASCII text kept. orjson, when installed, writes
-    exactly these bytes (the tests compare both); integers beyond 64 bits go to ``json``."""
+def json_line(record: dict) -> bytes:
+    """A JSONL line in UTF-8: compact JSON with non-ASCII text kept. orjson, when installed,
+    writes exactly these bytes (the tests compare both); integers beyond 64 bits go to ``json``."""
     if orjson is not None:
         try:
-            return orjson.dumps(record).decode() + "\n"
+            return orjson.dumps(record) + b"\n"
         except TypeError:
             pass
-    return _COMPACT.encode(record) + "\n"
+    return (_COMPACT.encode(record) + "\n").encode()
 
 
 def story_hash(story: str) -> bytes:
@@ -127,7 +127,7 @@ def run_task(ctx: TaskContext, task: Task) -> TaskResult:
         except GenerationError:
             raise RowFailure(k, f.noise, f.split) from None
         if "csv" in ctx.formats:
-            out.csv.append(csv_line([pos, *row_fields(ex.row)]))
+            out.csv.append(csv_line([pos, *row_fields(ex.row)]).encode())
         if "jsonl" in ctx.formats:
             out.jsonl.append(json_line(ex.record))
         if "parquet" in ctx.formats:
