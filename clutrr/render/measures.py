@@ -65,11 +65,18 @@ class TextTally:
         self.covered = {1: 0, 2: 0, 3: 0}
 
     def _self_possessive(self, split: str, ids: list[str], rec: dict) -> bool:
-        by_id = self.banks[split].by_id()
-        templates = [by_id.get(i) for i in ids]
-        if None in templates:
-            return story_self_possessive(rec)
-        return any(template_self_possessive(t) for t in templates)
+        flags = _SELF_POSSESSIVE
+        by_id = None
+        for i in ids:
+            hit = flags.get(i)
+            if hit is None:
+                by_id = by_id or self.banks[split].by_id()
+                if i not in by_id:  # a template the banks lack: read the story itself
+                    return story_self_possessive(rec)
+                hit = template_self_possessive(by_id[i])
+            if hit:
+                return True
+        return False
 
     def add(self, rec: dict) -> None:
         """Count one story record."""

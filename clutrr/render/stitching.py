@@ -24,13 +24,21 @@ def _open(templates: list[Template], used: set[str] | frozenset[str]) -> bool:
     return any(t.id not in used for t in templates)
 
 
+def _all_used(multi: list[frozenset[str]], used: set[str]) -> bool:
+    """Whether every template of some multi-fact piece (its ids in ``multi``) is in ``used``."""
+    for ids in multi:
+        if ids <= used:
+            return True
+    return False
+
+
 COVER_CACHE = 50_000  # cover tables kept per bank (one per words and head genders)
 
 
 def _cover_table(bank: Bank, words: tuple[str, ...], head_genders: tuple[str, ...], longest: int,
                  used: set[str] | frozenset[str] = frozenset()) -> tuple:
     """(valid piece lengths at each position, the weighted count of covers from each
-    position, the templates of every valid multi-fact piece)."""
+    position, the template ids of every valid multi-fact piece)."""
     n = len(words)
     choices = bank.choices
     valid = []
@@ -42,7 +50,7 @@ def _cover_table(bank: Bank, words: tuple[str, ...], head_genders: tuple[str, ..
             if ts and (L == 1 or not used or _open(ts, used)):
                 ls.append(L)
                 if L > 1:
-                    multi.append(ts)
+                    multi.append(frozenset(t.id for t in ts))
         valid.append(ls)
     count = [0] * (n + 1)
     count[n] = 1
@@ -75,7 +83,7 @@ def sample_cover(bank: Bank, words: list[str], head_genders: list[str], max_piec
             cache.clear()
         table = cache[key] = _cover_table(bank, words, head_genders, longest)
     valid, count, multi = table
-    if used and multi and not all(_open(ts, used) for ts in multi):
+    if used and multi and _all_used(multi, used):
         valid, count, _ = _cover_table(bank, words, head_genders, longest, used)
     if count[0] == 0:
         missing = [words[i] for i in range(n) if 1 not in valid[i]]
