@@ -17,8 +17,6 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
-from tqdm import tqdm
-
 from clutrr import __version__
 from clutrr.core.generator import GeneratorConfig, banks, check_request, relations_report
 from clutrr.core.noise import TASK_OF_NOISE
@@ -209,8 +207,7 @@ def _generate(engine: Engine, ctx: TaskContext, shards: list[Shard], work: Path,
     tasks = (Task(n, s.file.number, r) for n, (s, r) in
              enumerate((s, r) for s in shards for r in blocks(s, task_size(max(s.file.ks)))))
     done = total - len(shards)
-    bar = tqdm(total=sum(s.rows for s in shards), unit="story", disable=not progress or not sys.stderr.isatty(),
-               desc=f"{engine.describe()}: shards {done}/{total}", smoothing=0.1)
+    bar = _progress_bar(progress, sum(s.rows for s in shards), f"{engine.describe()}: shards {done}/{total}")
     results = engine.imap(run_task, ctx, tasks)
     try:
         for shard in shards:
@@ -220,6 +217,28 @@ def _generate(engine: Engine, ctx: TaskContext, shards: list[Shard], work: Path,
     finally:
         bar.close()
         results.close()
+
+
+class _NoBar:
+    """What the writer calls on a progress bar, doing nothing (no terminal, or --quiet)."""
+
+    def update(self, n: int) -> None:
+        """Count ``n`` more rows."""
+
+    def set_description(self, text: str) -> None:
+        """Change the label."""
+
+    def close(self) -> None:
+        """Finish."""
+
+
+def _progress_bar(progress: bool, total: int, desc: str):
+    """A tqdm bar on a terminal, else a bar that does nothing (tqdm is then never imported: start-up time)."""
+    if not progress or not sys.stderr.isatty():
+        return _NoBar()
+    from tqdm import tqdm
+
+    return tqdm(total=total, unit="story", desc=desc, smoothing=0.1)
 
 
 def _write_shard(shard: Shard, ctx: TaskContext, work: Path, results, bar) -> None:
