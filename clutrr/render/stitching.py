@@ -32,7 +32,7 @@ def _all_used(multi: list[frozenset[str]], used: set[str]) -> bool:
     return False
 
 
-COVER_CACHE = 50_000  # cover tables kept per bank (one per words and head genders)
+COVER_CACHE = 20_000  # cover tables kept per bank (one per words and head genders)
 
 
 def _cover_table(bank: Bank, words: tuple[str, ...], head_genders: tuple[str, ...], longest: int,
@@ -50,7 +50,7 @@ def _cover_table(bank: Bank, words: tuple[str, ...], head_genders: tuple[str, ..
             if ts and (L == 1 or not used or _open(ts, used)):
                 ls.append(L)
                 if L > 1:
-                    multi.append(frozenset(t.id for t in ts))
+                    multi.append(bank.choice_ids(words[i:i + L], head_genders[i]))
         valid.append(ls)
     count = [0] * (n + 1)
     count[n] = 1

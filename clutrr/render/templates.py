@@ -149,6 +149,7 @@ class Bank:
         self._choices: dict[tuple[tuple[str, ...], str], list[Template]] = {}
         self.covers: dict[tuple, tuple] = {}  # cover tables of clutrr.render.stitching.sample_cover
         self._own: dict[tuple[tuple[str, ...], str], bool] = {}
+        self._ids: dict[tuple[tuple[str, ...], str], frozenset[str]] = {}
         self._by_id: dict[str, Template] | None = None
 
     def __len__(self) -> int:
@@ -164,6 +165,14 @@ class Bank:
         hit = self._choices.get(key)
         if hit is None:
             hit = self._choices[key] = [t for t in self.by_clause.get(clause, ()) if t.fits(head_gender)]
+        return hit
+
+    def choice_ids(self, clause: tuple[str, ...], head_gender: str) -> frozenset[str]:
+        """The ids of :meth:`choices` (kept: one set per clause and gender)."""
+        key = (clause, head_gender)
+        hit = self._ids.get(key)
+        if hit is None:
+            hit = self._ids[key] = frozenset(t.id for t in self.choices(clause, head_gender))
         return hit
 
     def has_own(self, clause: tuple[str, ...], head_gender: str) -> bool:
