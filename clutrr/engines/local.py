@@ -128,9 +128,16 @@ class LocalEngine(Engine):
         if pool is None:
             return
         processes = list(getattr(pool, "_processes", {}).values())
+        writer = getattr(getattr(pool, "_result_queue", None), "_writer", None)  # shutdown drops the queue
         pool.shutdown(wait=False, cancel_futures=True)
         for proc in processes:  # running tasks are not waited for
             if proc.is_alive():
                 proc.terminate()
         for proc in processes:
             proc.join(5)
+        # A worker stopped while sending its result leaves half a message in the result pipe,
+        # and the pool's reader thread would wait for the rest forever (and the interpreter
+        # for that thread at exit). The workers are gone: closing this process's own write
+        # end of the pipe gives the reader an end of file instead.
+        if writer is not None:
+            writer.close()
