@@ -1,7 +1,7 @@
 """Per-model glue: turn a dataset into batches and build the model (graph or text)."""
 from __future__ import annotations
 
-from typing import Any, Iterator
+from typing import Any, ClassVar, Iterator
 
 import numpy as np
 import torch
@@ -15,6 +15,8 @@ from clutrr.baselines.text import ENTITY, UNK, WordVocab, bucket_batches, collat
 
 class GraphTask:
     """Batches of PyG graph samples for :class:`baselines.gat.GATClassifier`."""
+
+    reads_text: ClassVar[bool] = False  # the model sees the story's facts, not its words
 
     def __init__(self, dataset: Dataset, config: dict[str, Any], seed: int) -> None:
         self.config = config
@@ -62,6 +64,8 @@ class GraphTask:
 class TextTask:
     """Padded, length-bucketed batches of text samples for :class:`baselines.bilstm.BiLSTMClassifier`."""
 
+    reads_text: ClassVar[bool] = True
+
     def __init__(self, dataset: Dataset, config: dict[str, Any], seed: int) -> None:
         self.config = config
         self.pool = int(config["entity_pool"])
@@ -108,6 +112,11 @@ class TextTask:
         return batch.labels
 
 
+def task_class(config: dict[str, Any]) -> type[GraphTask] | type[TextTask]:
+    """The task class of the config's model family."""
+    return GraphTask if config["model"] == "gat" else TextTask
+
+
 def make_task(dataset: Dataset, config: dict[str, Any], seed: int) -> GraphTask | TextTask:
     """The task object for the config's model family."""
-    return GraphTask(dataset, config, seed) if config["model"] == "gat" else TextTask(dataset, config, seed)
+    return task_class(config)(dataset, config, seed)

@@ -21,7 +21,7 @@ from tqdm import tqdm
 
 from clutrr.baselines.config import MODEL_NAMES, load_config
 from clutrr.baselines.data import NOISE_NAMES, Dataset, load_dataset
-from clutrr.baselines.probe_eval import permutation_metrics, probe_files
+from clutrr.baselines.probe_eval import check_probe, permutation_metrics
 from clutrr.baselines.results import SCHEMA, format_table, plot_accuracy, summarize, write_json
 from clutrr.baselines.tasks import make_task
 from clutrr.errors import UsageError
@@ -49,9 +49,9 @@ def accuracy(model: torch.nn.Module, task: Any, file: str | None, device: torch.
 
 
 def train_run(dataset: Dataset, config: dict[str, Any], epochs: int, seed: int, device: torch.device,
-              progress: bool = True, probe: str | Path | None = None) -> dict[str, Any]:
+              progress: bool = True, probe: str | Path | None = None, out: str | Path | None = None) -> dict[str, Any]:
     """One run: train from scratch with ``seed``, then evaluate every test file (and the
-    word-permute probes in ``probe``, when given)."""
+    word-permute probes in ``probe``, when given, saving their probabilities under ``out``)."""
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     gen = torch.Generator().manual_seed(seed)
@@ -86,7 +86,8 @@ def train_run(dataset: Dataset, config: dict[str, Any], epochs: int, seed: int, 
         "accuracy": {t.file: accuracy(model, task, t.file, device) for t in dataset.tests},
     }
     if probe is not None:
-        result["permutation"] = permutation_metrics(model, task, dataset, probe, device, seed)
+        export = Path(out) / f"{config['name']}.seed{seed}.permutations.npz" if out is not None else None
+        result["permutation"] = permutation_metrics(model, task, dataset, probe, device, seed, export, progress)
     return result
 
 
@@ -98,7 +99,8 @@ def train_and_evaluate(model: str, data: str | Path, epochs: int | None = None, 
 
     ``config`` is a YAML path laid over the built-in config, or a full config dict. With ``out``,
     writes ``out/<model>.json`` and ``out/<model>.png``. With ``probe`` (a folder written by
-    ``clutrr probe --kind word-permute``), each run also reports Ω_max, Ω_rand, P^c and P^f.
+    ``clutrr probe --kind word-permute``), each run also reports Ω_max, Ω_rand, P^c and P^f and, with
+    ``out``, saves the probabilities behind them to ``out/<model>.seed<S>.permutations.npz``.
     """
     if runs < 1:
         raise UsageError("--runs must be at least 1")
@@ -111,8 +113,8 @@ def train_and_evaluate(model: str, data: str | Path, epochs: int | None = None, 
     clock = time.perf_counter()
     dataset = load_dataset(data, max_train=max_train)
     if probe is not None:
-        probe_files(dataset, probe)
-    per_run = [train_run(dataset, cfg, epochs, seed + r, dev, progress, probe) for r in range(runs)]
+        check_probe(dataset, probe, cfg)
+    per_run = [train_run(dataset, cfg, epochs, seed + r, dev, progress, probe, out) for r in range(runs)]
     tests = [
         {"file": t.file, "task": t.task, "noise": t.noise, "noise_name": NOISE_NAMES.get(t.noise, str(t.noise)),
          "k": t.k, "rows": len(t.stories)}
@@ -166,7 +168,8 @@ def main(argv: list[str] | None = None) -> int:
         for file, m in run.get("permutation", {}).items():
             pc, pf = (("-" if v is None else f"{v:.2f}") for v in (m["p_correct"], m["p_wrong"]))
             print(f"seed {run['seed']} {file}: Omega_max {m['omega_max']:.2f} Omega_rand {m['omega_rand']:.2f} "
-                  f"P^c {pc} P^f {pf} ({m['stories']} stories)")
+                  f"P^c {pc} P^f {pf} ({m['stories']} stories, q={m['q']}; P^f over the {m['permutations_wrong']} "
+                  f"permutations of the {m['originally_wrong']} stories wrong originally)")
     if args.out:
         print(f"wrote {Path(args.out) / (args.model + '.json')} and {Path(args.out) / (args.model + '.png')}")
     return 0

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import pkgutil
 import sys
 
-from clutrr import commands
+from clutrr import __version__, commands
 from clutrr.errors import UsageError
 from clutrr.core.kb import KBError
 
@@ -35,6 +36,7 @@ def _command_modules(only: str | None = None) -> list:
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The top-level parser with every subcommand attached (only ``command``'s, when it names one)."""
     parser = _Parser(prog="clutrr", description="Generate, verify and audit CLUTRR-style kinship benchmarks.")
+    parser.add_argument("--version", action="version", version=f"clutrr {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     for mod in _command_modules(command):
         p = sub.add_parser(mod.NAME, help=mod.HELP, description=mod.HELP)
@@ -53,6 +55,9 @@ def run_command(run, args: argparse.Namespace, prog: str) -> int:
     except KeyboardInterrupt:
         sys.stderr.write(f"{prog}: interrupted\n")
         return 130
+    except BrokenPipeError:  # the reader of stdout went away (e.g. `| head`): stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -155,3 +155,82 @@ def test_train_query_overlap_counts_reused_name_pairs():
     test = [make_row("c", ("Ann", F), ("Bob", M), "son"), make_row("d", ("Cy", M), ("Di", F), "sister"),
             make_row("e", ("Ed", M), ("Fay", F), "niece"), make_row("f", ("Bob", M), ("Ann", F), "mother")]
     assert train_query_overlap(test, train) == {"seen": 0.5, "same_label": 0.25}
+
+
+def test_the_split_s_own_majority_is_the_bar_when_it_is_stronger(tmp_path):
+    """A test split whose labels never appear as the training majority: the training
+    majority scores 0%, so beating it says nothing; the split's own majority is the bar."""
+    train = [make_row(f"s{i}", ("A", M), (f"S{i}", M), "son", split="train") for i in range(30)]
+    train += [make_row(f"d{i}", ("A", M), (f"D{i}", F), "daughter", split="train") for i in range(20)]
+    test = [make_row(f"t{i}", ("A", M), (f"T{i}", F), "daughter" if i % 2 else "niece") for i in range(40)]
+    write_csv(tmp_path / "1.2_train.csv", train)
+    write_csv(tmp_path / "1.2_test.csv", test)
+    report = audit_splits(load_splits(tmp_path), load_kb("kinship"))
+    group = report["splits"][1]["groups"][0]
+    assert group["majority"]["accuracy"] == 0.0 and group["majority"]["label"] == "son"
+    assert group["majority"]["own_share"] == 0.5 and group["majority"]["stronger"] == "own"
+    assert group["query_only"]["accuracy"] == 0.5  # answers "daughter" for every woman
+    assert not group["query_only"]["vs_majority"]["significant"]  # not informative against the own majority
+    assert "1.2_test" not in report["summary"]["query_only_beats_majority"]
+
+
+@pytest.mark.skipif(not (RELEASE / "data_089907f8").is_dir(), reason="released CLUTRR data absent")
+def test_released_k2_test_query_is_not_informative_against_its_own_majority(tmp_path):
+    for name in ("1.2,1.3_train.csv", "1.2_test.csv"):
+        (tmp_path / name).symlink_to(RELEASE / "data_089907f8" / name)
+    report = audit_splits(load_splits(tmp_path), load_kb("kinship"))
+    group = report["splits"][1]["groups"][0]
+    assert group["majority"]["accuracy"] == 0.0 and group["majority"]["own_share"] == 0.5
+    assert not group["query_only"]["vs_majority"]["significant"]
+
+
+def _nli(path, pairs):
+    with open(path, "w") as fh:
+        for i, (hyp_word, label) in enumerate(pairs):
+            fh.write(json.dumps({"premise": f"P{i} met Q{i}.", "hypothesis": f"Q{i} is P{i}'s {hyp_word}.",
+                                 "label": label, "source_id": f"s{i // 2}", "k": 2}) + "\n")
+
+
+def test_a_recast_folder_gets_the_hypothesis_only_audit(tmp_path, capsys):
+    biased = tmp_path / "biased"
+    biased.mkdir()
+    # the entailed hypotheses always say "son", the others "uncle": the hypothesis gives the label away
+    _nli(biased / "1.2_train.jsonl", [("son", "entailed"), ("uncle", "not-entailed")] * 20)
+    _nli(biased / "1.2_test.jsonl", [("son", "entailed"), ("uncle", "not-entailed")] * 10)
+    assert main(["audit", str(biased), "--out", str(tmp_path / "rep"), "--strict"]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith("# Hypothesis-only audit: biased") and "beats the majority baseline in: 1.2_train, 1.2_test" in out
+    test = json.loads((tmp_path / "rep" / "audit.json").read_text())["splits"][1]["groups"][0]
+    assert test["hypothesis_only"]["accuracy"] == 1.0 and test["majority"]["bar"] == 0.5
+    assert test["to_beat"] == 1.0 and test["to_beat_by"] == "hypothesis_only"
+
+    nli = tmp_path / "nli"  # a real recast is balanced: the hypothesis alone is no better than the majority
+    assert main(["recast", str(FIXTURES), "--out", str(nli)]) == 0
+    capsys.readouterr()
+    assert main(["audit", str(nli), "--strict"]) == 0
+    assert "does not beat the majority baseline in any split" in capsys.readouterr().out
+
+
+def test_predictions_and_easy_hard_subsets(tmp_path, capsys):
+    from clutrr.io.csv_format import read_csv
+
+    out, sub = tmp_path / "report", tmp_path / "subsets"
+    assert main(["audit", str(FIXTURES), "--out", str(out), "--easy-hard", str(sub)]) == 0
+    preds = [json.loads(line) for line in (out / "predictions.jsonl").read_text().splitlines()]
+    splits = load_splits(FIXTURES)
+    assert [(p["split"], p["id"]) for p in preds] == [(s.name, r.id) for s in splits for r in s.rows]
+    manifest = json.loads((sub / "easy_hard.json").read_text())
+    assert manifest["biased_model"] == "query_only"
+    for s in splits:
+        easy = {r.id for r in read_csv(sub / "easy" / f"{s.name}.csv")}
+        hard = {r.id for r in read_csv(sub / "hard" / f"{s.name}.csv")}
+        right = {p["id"] for p in preds if p["split"] == s.name and p["query_only"] == p["gold"]}
+        assert easy == right and hard == {r.id for r in s.rows} - right
+        assert manifest["splits"][s.name]["easy"] == len(easy)
+
+    nli = tmp_path / "nli"
+    assert main(["recast", str(FIXTURES), "--out", str(nli)]) == 0
+    assert main(["audit", str(nli), "--easy-hard", str(tmp_path / "nli_sub")]) == 0
+    easy = (tmp_path / "nli_sub" / "easy" / "1.2_test.jsonl").read_text().splitlines()
+    hard = (tmp_path / "nli_sub" / "hard" / "1.2_test.jsonl").read_text().splitlines()
+    assert sorted(easy + hard) == sorted((nli / "1.2_test.jsonl").read_text().splitlines())

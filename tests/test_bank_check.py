@@ -132,7 +132,7 @@ def test_duplicates_ignore_case_and_spacing(tmp_path):
 
 
 @pytest.mark.parametrize("text, message", [
-    ("- clause: brother\n  any: [\"{A} {B}\"\n", "does not parse"),
+    ("- clause: brother\n  any: [\"{A} {B}\"\n", "bad.yaml:3: not valid YAML"),
     ("clause: brother\n", "expected a list of clause blocks"),
     ("- just text\n", "must be a mapping"),
     ("- any: [\"{A} {B}\"]\n", "needs a 'clause' key"),

@@ -1,7 +1,8 @@
 """Documented sample outputs are what the code really prints.
 
-Each ``<!-- sample: NAME -->`` marker in a doc is followed by a python block and a text
-block; the test runs the python block and compares its output with the text block.
+Each ``<!-- sample: NAME -->`` marker in a doc is followed by a code block and a text block:
+a python block is run as code, a sh block holds one ``clutrr ...`` command that is run through
+the CLI; the test compares what they print with the text block.
 ``CLUTRR_REGEN_DOCS=1 pytest tests/test_docs_samples.py`` rewrites the text blocks.
 """
 from __future__ import annotations
@@ -10,14 +11,15 @@ import contextlib
 import io
 import os
 import re
+import shlex
 
 import pytest
 
 from helpers import REPO
 
-SAMPLE = re.compile(r"<!-- sample: (?P<name>[\w-]+) -->\n```python\n(?P<code>.*?)```\n\n```text\n(?P<out>.*?)```",
-                    re.S)
-DOCS = [REPO / "docs" / "rl.md"]
+SAMPLE = re.compile(r"<!-- sample: (?P<name>[\w-]+) -->\n```(?P<lang>python|sh)\n(?P<code>.*?)```\n\n"
+                    r"```text\n(?P<out>.*?)```", re.S)
+DOCS = [REPO / "docs" / "rl.md", REPO / "README.md"]
 
 
 def samples():
@@ -26,10 +28,17 @@ def samples():
             yield pytest.param(doc, m.group("name"), id=f"{doc.name}:{m.group('name')}")
 
 
-def run_code(code: str) -> str:
+def run_code(code: str, lang: str = "python") -> str:
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        exec(compile(code, "<doc sample>", "exec"), {"__name__": "__doc_sample__"})
+        if lang == "sh":
+            from clutrr.cli import main
+
+            words = shlex.split(code.strip().removeprefix(".venv/bin/"))
+            assert words[0] == "clutrr", f"a sh sample runs one clutrr command, not {words[0]!r}"
+            assert main(words[1:]) == 0
+        else:
+            exec(compile(code, "<doc sample>", "exec"), {"__name__": "__doc_sample__"})
     return out.getvalue()
 
 
@@ -37,7 +46,7 @@ def run_code(code: str) -> str:
 def test_documented_output_matches_a_real_run(doc, name):
     text = doc.read_text(encoding="utf-8")
     m = next(m for m in SAMPLE.finditer(text) if m.group("name") == name)
-    printed = run_code(m.group("code"))
+    printed = run_code(m.group("code"), m.group("lang"))
     if os.environ.get("CLUTRR_REGEN_DOCS"):
         doc.write_text(text[: m.start("out")] + printed + text[m.end("out"):], encoding="utf-8")
         return
@@ -46,8 +55,9 @@ def test_documented_output_matches_a_real_run(doc, name):
         "rewrite it with: CLUTRR_REGEN_DOCS=1 .venv/bin/pytest tests/test_docs_samples.py")
 
 
-def test_the_curriculum_sample_exists():
-    assert any(p.values[1] == "curriculum" for p in samples())
+def test_the_documented_samples_exist():
+    names = {p.values[1] for p in samples()}
+    assert {"curriculum", "stories"} <= names
 
 
 class StubPolicy:

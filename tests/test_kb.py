@@ -72,3 +72,33 @@ def test_malformed_rule_is_an_error():
     text = "name: x\npredicates:\n  a: {words: {male: m, female: f}, symmetric: true}\nrules:\n  - a then a\n"
     with pytest.raises(KBError, match=r"x?.*:5: rule 'a then a' is not of the form"):
         parse_kb(text, "mal.yaml")
+
+
+def test_an_unknown_kb_name_lists_the_built_in_ones():
+    with pytest.raises(KBError, match=r"unknown KB 'bogus' \(built-in KBs: kinship, kinship-blood, clutrr_v1"):
+        load_kb("bogus")
+    with pytest.raises(KBError, match=r"cannot read rules file \(No such file or directory; built-in KBs: kinship,"):
+        load_kb("no/such/rules.yaml")
+
+
+def test_a_yaml_syntax_error_names_its_line(tmp_path):
+    text = _base().replace("name: kinship\n", "name: kinship\n  oops: [\n")
+    line = text.splitlines().index("  oops: [") + 1
+    with pytest.raises(KBError, match=rf"bad\.yaml:{line}: not valid YAML \("):
+        _load(tmp_path, text)
+
+
+def test_a_template_bank_yaml_error_names_its_line(tmp_path):
+    from clutrr.render.templates import load_bank
+
+    bank = tmp_path / "bank.yaml"
+    bank.write_text("- clause: son\n  any: [\"{B} is {A}'s son.\"]\n- clause: daughter\n  any: x: y\n")
+    with pytest.raises(ValueError, match=r"bank\.yaml:4: not valid YAML \(mapping values") as err:
+        load_bank(str(bank))
+    assert "\n" not in str(err.value)
+
+
+def test_kinship_blood_is_built_in_and_sound():
+    blood = load_kb("kinship-blood")
+    assert blood.sound and blood.words == load_kb("kinship").words
+    assert blood.predicates[blood.index["pibling"]].definition == "parent . sibling"

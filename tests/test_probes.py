@@ -1,10 +1,12 @@
 """Probe sets (derangements, gender swap, renaming, shuffling) and permutation-acceptance metrics."""
 from __future__ import annotations
 
+import json
 import random
 import re
 from collections import Counter
 
+import numpy as np
 import pytest
 
 from clutrr.cli import main
@@ -12,7 +14,9 @@ from clutrr.io.csv_format import COLUMNS, read_csv, row_fields, split_f_comb
 from clutrr.io.datadir import load_splits
 from clutrr.core.generator import GeneratorConfig, make_example
 from clutrr.core.kb import GENDERS, load_kb
-from clutrr.diagnostics.permutation_metrics import group_by_story, permutation_acceptance
+from clutrr.diagnostics.permutation_metrics import (
+    acceptance_shares, entropy_bits, group_by_story, omega_curve, permutation_acceptance,
+)
 from clutrr.diagnostics.probes import (
     derangement, entity_rename, gender_swap, make_probe, sentence_shuffle, source_id, split_sentences, word_permute,
 )
@@ -137,8 +141,38 @@ def test_permutation_acceptance_by_hand():
     assert m.p_correct == pytest.approx((0.75 + 0.0) / 2)
     assert m.p_wrong == pytest.approx((0.25 + 0.0) / 2)
     assert (m.originally_correct, m.originally_wrong) == (2, 2)
+    # P^f: accepted permutations of the stories wrong originally over all their permutations (q x 2)
+    assert (m.accepted_wrong, m.permutations_wrong, m.q) == (1, 8, 4)
     with pytest.raises(ValueError):
         permutation_acceptance(gold, original, permuted[:3], n_labels=4)
+
+
+def test_omega_rand_needs_q_of_at_least_the_label_count():
+    """With q < |labels| one accepted permutation is above chance: Omega_rand = Omega_max."""
+    gold = ["son"] * 4
+    few = [["son"] + ["aunt"] * 4, ["aunt"] * 5, ["son"] * 2 + ["aunt"] * 3, ["aunt"] * 5]  # q = 5
+    m = permutation_acceptance(gold, gold, few, n_labels=22)
+    assert m.omega_rand == m.omega_max == 0.5
+    many = [["son"] + ["aunt"] * 99, ["aunt"] * 100, ["son"] * 30 + ["aunt"] * 70, ["aunt"] * 100]  # q = 100
+    m = permutation_acceptance(gold, gold, many, n_labels=22)
+    assert (m.omega_max, m.omega_rand, m.q) == (0.5, 0.25, 100)
+    shares = acceptance_shares(gold, many)
+    assert omega_curve(shares, [0.0, 0.2, 0.5]) == [(0.0, 0.5), (0.2, 0.25), (0.5, 0.0)]
+
+
+def test_confidence_entropy():
+    probs = np.array([[1.0, 0.0, 0.0, 0.0], [0.25] * 4, [0.5, 0.5, 0.0, 0.0]])
+    assert entropy_bits(probs).tolist() == [0.0, 2.0, 1.0]
+
+
+def test_probe_defaults_to_the_thesis_q(tmp_path, capsys):
+    out = tmp_path / "probe"
+    assert main(["probe", str(FIXTURES), "--kind", "word-permute", "--out", str(out)]) == 0
+    meta = json.loads((out / "probe.json").read_text())
+    assert meta["q"] == 100 and meta["files"]["1.3_test.csv"] == {"stories": 4, "rows": 400}
+    assert "Omega_rand will equal" not in capsys.readouterr().out
+    assert main(["probe", str(FIXTURES), "--kind", "word-permute", "--q", "5", "--out", str(out), "--force"]) == 0
+    assert "with q=5 < 22 labels" in capsys.readouterr().out
 
 
 def test_group_by_story_uses_probe_ids():

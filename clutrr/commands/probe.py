@@ -6,11 +6,11 @@ import json
 from pathlib import Path
 
 from clutrr.io.csv_format import CsvWriter
-from clutrr.io.datadir import load_splits
 from clutrr.io.staging import StagedDir
 from clutrr.errors import UsageError
 from clutrr.core.kb import load_kb
-from clutrr.diagnostics.probes import KINDS, Rerenderer, make_probe
+from clutrr.diagnostics.probes import KINDS, THESIS_Q, Rerenderer, iter_probe
+from clutrr.diagnostics.progress import bar, read_splits
 
 NAME = "probe"
 HELP = "write probe test sets: sentence-shuffle, word-permute, gender-swap or entity-rename"
@@ -22,7 +22,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--kind", required=True, help=f"probe kind: {' | '.join(KINDS)}")
     parser.add_argument("--out", help="output folder (default: probes/<folder name>/<kind> under the current directory)")
     parser.add_argument("--force", action="store_true", help="overwrite files in a non-empty --out folder")
-    parser.add_argument("--q", type=int, default=5, help="permutations per story for word-permute (default: 5)")
+    parser.add_argument("--q", type=int, default=THESIS_Q,
+                        help=f"permutations per story for word-permute (default: {THESIS_Q}, as in Sinha's thesis; "
+                             "Omega_rand differs from Omega_max only when q is at least the number of labels)")
     parser.add_argument("--seed", type=int, default=0, help="probe seed (default: 0)")
     parser.add_argument("--kb", default="kinship", help="KB giving the relation words (default: kinship)")
 
@@ -34,38 +36,49 @@ def run(args: argparse.Namespace) -> int:
     if args.q < 1:
         raise UsageError("--q must be at least 1")
     kb = load_kb(args.kb)
-    splits = load_splits(args.directory)
+    splits = read_splits(args.directory)
     tests = [s for s in splits if not s.is_train]
     if not tests:
         raise UsageError(f"{args.directory}: no test files to probe")
     avoid = {n for s in splits if s.is_train for r in s.rows for n, _ in r.genders}
-    probed, notes = [], []
-    for s in tests:
-        rerender = Rerenderer.beside(s.path, kb) if args.kind == "gender-swap" else None
-        probed.append((s, make_probe(args.kind, s.rows, kb, seed=args.seed, q=args.q, avoid_names=avoid,
-                                     rerender=rerender)))
-        if args.kind == "gender-swap":
-            done = rerender.rendered if rerender else 0
-            how = "" if done == len(s.rows) else (
-                " (no JSONL records and config.json beside it, as in released data)" if rerender is None
-                else " (the others' records do not re-render to their text)")
-            notes.append(f"{s.path.name}: {done} of {len(s.rows)} stories re-rendered through their templates, "
-                         f"{len(s.rows) - done} rewritten word by word{how}")
     out_dir = Path(args.out) if args.out else Path("probes") / Path(args.directory).resolve().name / args.kind
     meta = {"kind": args.kind, "source": args.directory, "seed": args.seed, "kb": kb.name, "files": {}}
     if args.kind == "word-permute":
         meta["q"] = args.q
-    if notes:
-        meta["gender_swap"] = notes
-    with StagedDir(out_dir, force=args.force) as out:
-        for split, rows in probed:
-            with open(out.file(split.path.name), "w", newline="", encoding="utf-8") as fh:
+    notes = []
+    with StagedDir(out_dir, force=args.force) as out, \
+            bar(sum(len(s.rows) for s in tests), desc=args.kind, unit="story") as progress:
+        for s in tests:  # rows are written as they are made: a word-permute probe is q times its test file
+            rerender = Rerenderer.beside(s.path, kb) if args.kind == "gender-swap" else None
+            n = 0
+            with open(out.file(s.path.name), "w", newline="", encoding="utf-8") as fh:
                 writer = CsvWriter(fh)
-                for row in rows:
-                    writer.write(row)
-            meta["files"][split.path.name] = {"stories": len(split.rows), "rows": len(rows)}
+                for row in s.rows:
+                    for probe in iter_probe(args.kind, [row], kb, seed=args.seed, q=args.q, avoid_names=avoid,
+                                            rerender=rerender):
+                        writer.write(probe)
+                        n += 1
+                    progress.update()
+            meta["files"][s.path.name] = {"stories": len(s.rows), "rows": n}
+            if args.kind == "gender-swap":
+                notes.append(_swap_note(s, rerender))
+        if notes:
+            meta["gender_swap"] = notes
         out.file("probe.json").write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
     for note in notes:
         print(note)
-    print(f"wrote {sum(len(r) for _, r in probed)} {args.kind} rows in {len(probed)} files to {out_dir}")
+    rows = sum(f["rows"] for f in meta["files"].values())
+    print(f"wrote {rows} {args.kind} rows in {len(tests)} files to {out_dir}")
+    if args.kind == "word-permute" and args.q < len(kb.words):
+        print(f"note: with q={args.q} < {len(kb.words)} labels one accepted permutation is already above chance, "
+              f"so Omega_rand will equal Omega_max (the thesis uses q={THESIS_Q})")
     return 0
+
+
+def _swap_note(split, rerender: Rerenderer | None) -> str:
+    done = rerender.rendered if rerender else 0
+    how = "" if done == len(split.rows) else (
+        " (no JSONL records and config.json beside it, as in released data)" if rerender is None
+        else " (the others' records do not re-render to their text)")
+    return (f"{split.path.name}: {done} of {len(split.rows)} stories re-rendered through their templates, "
+            f"{len(split.rows) - done} rewritten word by word{how}")

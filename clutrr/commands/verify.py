@@ -3,11 +3,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 from pathlib import Path
 
-from clutrr.errors import UsageError
 from clutrr.core.kb import load_kb
+from clutrr.diagnostics.progress import bar
 from clutrr.diagnostics.verify import VERDICTS, summarize, verify_file
+from clutrr.io.datadir import count_rows
+from clutrr.errors import UsageError
 
 NAME = "verify"
 HELP = "re-derive each row's target from its edges and genders with a KB and report per file"
@@ -16,7 +19,7 @@ HELP = "re-derive each row's target from its edges and genders with a KB and rep
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """Options of the verify command."""
     p.add_argument("paths", nargs="+", help="CSV files or directories holding them")
-    p.add_argument("--kb", default="kinship", help="kinship, clutrr_v1 or a rules file (default kinship)")
+    p.add_argument("--kb", default="kinship", help="kinship, kinship-blood, clutrr_v1 or a rules file (default kinship)")
     p.add_argument("--show", type=int, default=3, help="rows to list per file and verdict (default 3)")
     p.add_argument("--json", dest="json_out", default=None, help="also write the full report to this JSON file")
 
@@ -37,28 +40,45 @@ def _csv_files(paths: list[str]) -> list[Path]:
     return files
 
 
+def display_name(path: Path) -> str:
+    """The path relative to the working directory when it lies below it, else as given; never cut."""
+    rel = os.path.relpath(path)
+    return str(path) if rel.startswith("..") else rel
+
+
+def _table_line(name: str, width: int, rows: int, counts: dict[str, int]) -> str:
+    return f"{name:{width}s} {rows:6d} " + " ".join(f"{counts[v]:12d}" for v in VERDICTS)
+
+
 def run(args: argparse.Namespace) -> int:
     """Verify each file, print a table and examples; exit 1 if any row is not entailed."""
     kb = load_kb(args.kb)
     files = _csv_files(args.paths)
+    sizes = [count_rows(f) for f in files]  # every file is checked to be a CLUTRR CSV before any output
+    if not sum(sizes):
+        raise UsageError(f"no rows to verify in {', '.join(map(str, files))}")
+    names = [display_name(f) for f in files]
+    width = max(len("TOTAL"), *map(len, names))
     report = {}
     total = dict.fromkeys(VERDICTS, 0)
     print(f"KB: {kb.name} ({'sound' if kb.sound else 'UNSOUND'})")
-    print(f"{'file':48s} {'rows':>6s} " + " ".join(f"{v:>12s}" for v in VERDICTS))
-    for f in files:
-        verdicts = verify_file(kb, f)
-        counts = summarize(verdicts)
-        for k, v in counts.items():
-            total[k] += v
-        report[str(f)] = {"counts": counts, "rows": [vars(v) for v in verdicts if v.verdict != "entailed"]}
-        print(f"{str(f)[-48:]:48s} {len(verdicts):6d} " + " ".join(f"{counts[v]:12d}" for v in VERDICTS))
-        for verdict in VERDICTS[1:]:
-            shown = [v for v in verdicts if v.verdict == verdict][: args.show]
-            for v in shown:
-                extra = f" derived {v.derived}" if v.derived else ""
-                print(f"    {verdict}: row {v.row} target {v.target!r}{extra}{' ' + v.detail if v.detail else ''}")
+    print(f"{'file':{width}s} {'rows':>6s} " + " ".join(f"{v:>12s}" for v in VERDICTS))
+    with bar(sum(sizes), desc="verifying") as progress:
+        for f, name in zip(files, names):
+            verdicts = verify_file(kb, f, progress.update)
+            counts = summarize(verdicts)
+            for k, v in counts.items():
+                total[k] += v
+            report[str(f)] = {"counts": counts, "rows": [vars(v) for v in verdicts if v.verdict != "entailed"]}
+            progress.clear()
+            print(_table_line(name, width, len(verdicts), counts))
+            for verdict in VERDICTS[1:]:
+                shown = [v for v in verdicts if v.verdict == verdict][: args.show]
+                for v in shown:
+                    extra = f" derived {v.derived}" if v.derived else ""
+                    print(f"    {verdict}: row {v.row} target {v.target!r}{extra}{' ' + v.detail if v.detail else ''}")
     n = sum(total.values())
-    print(f"{'TOTAL':48s} {n:6d} " + " ".join(f"{total[v]:12d}" for v in VERDICTS))
+    print(_table_line("TOTAL", width, n, total))
     derivable = total["entailed"] + total["ambiguous"]
     if n:
         print(f"target derivable: {derivable}/{n} ({derivable / n:.1%}); uniquely entailed: "

@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import yaml
 
+from clutrr.errors import yaml_error_line
 from clutrr.paths import data_dir
 
 GENDERS = ("male", "female")
@@ -166,25 +167,31 @@ def bits(mask: int) -> list[int]:
     return out
 
 
-BUILTIN = ("kinship", "clutrr_v1")
+BUILTIN = ("kinship", "kinship-blood", "clutrr_v1")
 
 
 def resolve_kb_path(name_or_path: str | Path) -> Path:
-    """Map a built-in KB name (``kinship``, ``clutrr_v1``) or a file path to a path."""
+    """Map a built-in KB name (see ``BUILTIN``) or a file path to a path."""
     text = str(name_or_path)
     if text in BUILTIN:
         return data_dir("kb_rules") / f"{text}.yaml"
     return Path(text)
 
 
+def _builtin_names() -> str:
+    return ", ".join(BUILTIN)
+
+
 @lru_cache(maxsize=16)
 def load_kb(name_or_path: str = "kinship") -> KB:
     """Load and validate a KB by built-in name or path. Raises KBError on any defect."""
     path = resolve_kb_path(name_or_path)
+    if not path.exists() and not path.suffix and len(path.parts) == 1:
+        raise KBError(f"unknown KB {str(name_or_path)!r} (built-in KBs: {_builtin_names()}; or a rules file path)")
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
-        raise KBError(f"{path}: cannot read rules file ({exc.strerror})") from exc
+        raise KBError(f"{path}: cannot read rules file ({exc.strerror}; built-in KBs: {_builtin_names()})") from exc
     try:
         return parse_kb(text, str(path))
     except KBError as exc:
@@ -198,7 +205,7 @@ def parse_kb(text: str, path: str = "<string>") -> KB:
         root = yaml.compose(text, Loader=_UniqueKeyLoader)
         data = yaml.load(text, Loader=_UniqueKeyLoader)
     except yaml.YAMLError as exc:
-        raise KBError(f"{path}: not valid YAML ({str(exc).splitlines()[0]})") from None
+        raise KBError(f"{path}:{yaml_error_line(exc)}") from None
     if not isinstance(data, dict):
         raise KBError(f"{path}: expected a mapping at the top level")
     for key in ("name", "predicates", "rules"):

@@ -2,10 +2,13 @@
 
 For each split (CSV file) and each chain length k the audit reports:
 
-- the label distribution and its skew, and the majority-class baseline;
+- the label distribution and its skew, and two majority baselines: the training split's
+  majority label (what a model could learn) and the split's own majority share (what
+  always answering its most common label scores); the stronger of the two is the bar;
 - a query-only baseline (multinomial Naive Bayes on the two query entities' genders, name
-  tokens and first-mention ranks), compared with the majority baseline by a one-sided exact
-  sign test on the items where exactly one of the two is right (bias flagged at p < 0.01);
+  tokens and first-mention ranks), compared with the stronger majority baseline by a
+  one-sided exact sign test on the items where exactly one of the two is right (an
+  informative query is flagged at p < 0.01);
 - the gender-prior ceiling: the best accuracy of any rule that sees only the genders of the
   query's two entities, and whether the query-only baseline exceeds it. The tail's gender is
   the answer's gender; the head's adds what the world model implies (a husband's spouse is a
@@ -15,7 +18,9 @@ For each split (CSV file) and each chain length k the audit reports:
   and the coverage curve (share of stories holding a word with p(gold label | word) >= x).
 
 Baselines for a test split are trained on the folder's training split(s); a training split
-(or any split when the folder has none) is scored by k-fold cross-validation.
+(or any split when the folder has none) is scored by k-fold cross-validation. Every
+baseline's per-item predictions are kept (:class:`Predictions`), so the items a biased
+model gets right and wrong (Tsuchiya's easy and hard subsets) can be written out.
 """
 from __future__ import annotations
 
@@ -24,7 +29,7 @@ import random
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 from clutrr.io.csv_format import StoryRow
 from clutrr.io.datadir import Split
@@ -83,53 +88,86 @@ def query_genders(row: StoryRow) -> tuple[str, str]:
     return gender.get(row.query[0], "unknown"), gender.get(row.query[1], "unknown")
 
 
+Featurizer = Callable[[Any], list[str]]
+
+
 @dataclass
 class Predictions:
-    """Per-item predictions of the three baselines for one split."""
+    """Per-item predictions of each baseline for one split (``None`` featurizer: majority)."""
 
-    majority: list[str]
-    query_only: list[str]
-    story_bag: list[str]
+    by_model: dict[str, list[str]]
     evaluation: str
 
-
-def _fit_predict(train: Sequence[StoryRow], test: Sequence[StoryRow],
-                 featurize: Callable[[StoryRow], list[str]]) -> list[str]:
-    model = MultinomialNB().fit([featurize(r) for r in train], [r.target for r in train])
-    return model.predict([featurize(r) for r in test])
+    def subset(self, idx: Sequence[int]) -> "Predictions":
+        """The predictions of the items ``idx``."""
+        return Predictions({m: [p[i] for i in idx] for m, p in self.by_model.items()}, self.evaluation)
 
 
-def _majority_label(rows: Sequence[StoryRow]) -> str:
-    counts = Counter(r.target for r in rows)
+def majority_label(labels: Sequence[str]) -> str:
+    """The most common label; ties go to the first in sorted order."""
+    counts = Counter(labels)
     return min(counts, key=lambda lab: (-counts[lab], lab))
 
 
-def _predict_all(train: Sequence[StoryRow], test: Sequence[StoryRow]) -> tuple[list[str], list[str], list[str]]:
-    maj = [_majority_label(train)] * len(test)
-    return maj, _fit_predict(train, test, query_features), _fit_predict(train, test, lambda r: story_tokens(r.story))
+def _fit_predict(train: Sequence, test: Sequence, label: Callable[[Any], str],
+                 models: dict[str, Featurizer | None]) -> dict[str, list[str]]:
+    gold = [label(r) for r in train]
+    out = {}
+    for name, featurize in models.items():
+        if featurize is None:
+            out[name] = [majority_label(gold)] * len(test)
+        else:
+            model = MultinomialNB().fit([featurize(r) for r in train], gold)
+            out[name] = model.predict([featurize(r) for r in test])
+    return out
 
 
-def predict_split(split: Split, train_rows: Sequence[StoryRow], seed: int = 0) -> Predictions:
-    """Baseline predictions for ``split``: trained on ``train_rows``, or cross-validated when
-    ``split`` is a training split or no training rows are given."""
-    rows = split.rows
-    if train_rows and not split.is_train:
-        return Predictions(*_predict_all(train_rows, rows), evaluation="trained on the training split")
-    folds = min(FOLDS, len(rows))
-    order = list(range(len(rows)))
+def predict_items(items: Sequence, train_items: Sequence, is_train: bool, label: Callable[[Any], str],
+                  models: dict[str, Featurizer | None], seed: int = 0,
+                  group: Callable[[Any], object] | None = None) -> Predictions:
+    """Each model's predictions for ``items``: trained on ``train_items``, or cross-validated
+    when the items are a training split or no training items are given. Items of one
+    ``group`` (e.g. the two hypotheses of one story) always share a fold."""
+    if train_items and not is_train:
+        return Predictions(_fit_predict(train_items, items, label, models), "trained on the training split")
+    keys = [group(it) for it in items] if group is not None else list(range(len(items)))
+    order = list(dict.fromkeys(keys))
+    folds = min(FOLDS, len(order))
     random.Random(seed).shuffle(order)
-    fold_of = {i: n % folds for n, i in enumerate(order)}
-    out: list[list[str]] = [[""] * len(rows) for _ in range(3)]
+    fold_of_key = {key: n % folds for n, key in enumerate(order)}
+    fold_of = [fold_of_key[key] for key in keys]
+    out = {name: [""] * len(items) for name in models}
     for f in range(folds):
-        test_ids = [i for i in range(len(rows)) if fold_of[i] == f]
-        train = [rows[i] for i in range(len(rows)) if fold_of[i] != f]
-        if not train:
-            train = [rows[i] for i in test_ids]
-        preds = _predict_all(train, [rows[i] for i in test_ids])
-        for which, p in enumerate(preds):
-            for i, lab in zip(test_ids, p):
-                out[which][i] = lab
-    return Predictions(*out, evaluation=f"{folds}-fold cross-validation")
+        test_ids = [i for i in range(len(items)) if fold_of[i] == f]
+        train = [items[i] for i in range(len(items)) if fold_of[i] != f] or [items[i] for i in test_ids]
+        for name, preds in _fit_predict(train, [items[i] for i in test_ids], label, models).items():
+            for i, lab in zip(test_ids, preds):
+                out[name][i] = lab
+    return Predictions(out, f"{folds}-fold cross-validation" + (" by story" if group is not None else ""))
+
+
+def memoized(featurize: Featurizer) -> Featurizer:
+    """``featurize`` computed once per item object (the audit asks several times)."""
+    cache: dict[int, tuple[Any, list[str]]] = {}
+
+    def run(item: Any) -> list[str]:
+        hit = cache.get(id(item))
+        if hit is None or hit[0] is not item:
+            hit = cache[id(item)] = (item, featurize(item))
+        return hit[1]
+
+    return run
+
+
+def clutrr_models() -> dict[str, Featurizer | None]:
+    """The baselines of a CLUTRR split: majority, query-only and story-bag."""
+    return {"majority": None, "query_only": query_features, "story_bag": memoized(lambda r: story_tokens(r.story))}
+
+
+def predict_split(split: Split, train_rows: Sequence[StoryRow], seed: int = 0,
+                  models: dict[str, Featurizer | None] | None = None) -> Predictions:
+    """Baseline predictions for ``split`` (see :func:`predict_items`)."""
+    return predict_items(split.rows, train_rows, split.is_train, lambda r: r.target, models or clutrr_models(), seed)
 
 
 def label_skew(labels: Sequence[str], vocab_size: int) -> dict:
@@ -161,46 +199,64 @@ def gender_prior(rows: Sequence[StoryRow], key: Callable[[StoryRow], object] = q
     return ceiling, preds
 
 
-def _accuracy(preds: Sequence[str], gold: Sequence[str]) -> float:
+def accuracy(preds: Sequence[str], gold: Sequence[str]) -> float:
+    """The share of ``preds`` equal to ``gold``."""
     return sum(p == g for p, g in zip(preds, gold)) / len(gold)
 
 
-def _test_dict(a: Sequence[str], b: Sequence[str], gold: Sequence[str], alpha: float) -> dict:
+def paired_test(a: Sequence[str], b: Sequence[str], gold: Sequence[str], alpha: float) -> dict:
+    """The sign test of predictions ``a`` against ``b`` (see :func:`clutrr.diagnostics.stats.sign_test`)."""
     t = sign_test([p == g for p, g in zip(a, gold)], [p == g for p, g in zip(b, gold)])
     return {"wins": t.wins, "losses": t.losses, "discordant": t.discordant, "p_value": t.p_value,
             "significant": t.p_value < alpha}
+
+
+def majority_baselines(trained: Sequence[str], gold: Sequence[str]) -> tuple[dict, list[str]]:
+    """The training split's majority predictions ``trained`` beside the split's own majority
+    label; returns the report block and the predictions of the stronger of the two."""
+    own = majority_label(gold)
+    own_preds = [own] * len(gold)
+    train_acc, own_acc = accuracy(trained, gold), accuracy(own_preds, gold)
+    stronger = "own" if own_acc > train_acc else "train"
+    block = {"label": trained[0] if trained else None, "accuracy": train_acc,
+             "own_label": own, "own_share": own_acc, "stronger": stronger,
+             "bar": max(train_acc, own_acc)}
+    return block, own_preds if stronger == "own" else list(trained)
 
 
 def audit_group(rows: Sequence[StoryRow], preds: Predictions, vocab_size: int, alpha: float = ALPHA) -> dict:
     """Every statistic of one group of items (a split, or one k within it)."""
     gold = [r.target for r in rows]
     ceiling, prior_preds = gender_prior(rows)
-    q_acc = _accuracy(preds.query_only, gold)
-    vs_prior = _test_dict(preds.query_only, prior_preds, gold, alpha)
+    query_only, story_bag = preds.by_model["query_only"], preds.by_model["story_bag"]
+    majority, bar_preds = majority_baselines(preds.by_model["majority"], gold)
+    q_acc = accuracy(query_only, gold)
+    vs_prior = paired_test(query_only, prior_preds, gold, alpha)
     return {
         "n": len(rows),
         "labels": label_skew(gold, vocab_size),
-        "majority": {"label": preds.majority[0] if preds.majority else None,
-                     "accuracy": _accuracy(preds.majority, gold)},
+        "majority": majority,
         "query_only": {
             "accuracy": q_acc,
-            "vs_majority": _test_dict(preds.query_only, preds.majority, gold, alpha),
+            "vs_majority": paired_test(query_only, bar_preds, gold, alpha),
             "vs_gender_prior": vs_prior,
         },
         "gender_ceiling": ceiling,
         "answer_gender_ceiling": gender_prior(rows, key=lambda r: query_genders(r)[1])[0],
         "exceeds_gender_ceiling": q_acc > ceiling and vs_prior["significant"],
         "story_bag": {
-            "accuracy": _accuracy(preds.story_bag, gold),
-            "vs_majority": _test_dict(preds.story_bag, preds.majority, gold, alpha),
+            "accuracy": accuracy(story_bag, gold),
+            "vs_majority": paired_test(story_bag, bar_preds, gold, alpha),
         },
     }
 
 
 def giveaway_words(rows: Sequence[StoryRow], min_count: int = MIN_WORD_COUNT, top: int = TOP_WORDS,
-                   xs: Sequence[float] = COVERAGE_XS) -> dict:
-    """p(label | word) for words in at least ``min_count`` stories: the top list and coverage curve."""
-    doc_words = [set(story_tokens(r.story)) for r in rows]
+                   xs: Sequence[float] = COVERAGE_XS, tokens: Featurizer | None = None) -> dict:
+    """p(label | word) for words in at least ``min_count`` stories: the top list and coverage curve.
+    ``tokens`` gives a row's story tokens (default :func:`story_tokens` of its story)."""
+    tokens = tokens or (lambda r: story_tokens(r.story))
+    doc_words = [set(tokens(r)) for r in rows]
     df: Counter = Counter()
     joint: dict[str, Counter] = defaultdict(Counter)
     for words, r in zip(doc_words, rows):
@@ -213,13 +269,9 @@ def giveaway_words(rows: Sequence[StoryRow], min_count: int = MIN_WORD_COUNT, to
         lab, n = min(joint[w].items(), key=lambda kv: (-kv[1], kv[0]))
         scored.append({"word": w, "label": lab, "p": n / df[w], "count": df[w]})
     scored.sort(key=lambda d: (-d["p"], -d["count"], d["word"]))
-    coverage = []
-    for x in xs:
-        hit = sum(
-            1 for words, r in zip(doc_words, rows)
-            if any(joint[w][r.target] / df[w] >= x for w in words if w in kept)
-        )
-        coverage.append({"x": x, "share": hit / len(rows) if rows else 0.0})
+    best = [max((joint[w][r.target] / df[w] for w in words if w in kept), default=-1.0)
+            for words, r in zip(doc_words, rows)]  # each story's strongest word for its gold label
+    coverage = [{"x": x, "share": sum(b >= x for b in best) / len(rows) if rows else 0.0} for x in xs]
     return {"min_count": min_count, "n_words": len(kept), "top": scored[:top], "coverage": coverage}
 
 
@@ -234,16 +286,25 @@ def train_query_overlap(rows: Sequence[StoryRow], train_rows: Sequence[StoryRow]
     return {"seen": sum(hits) / n, "same_label": sum(same) / n}
 
 
-def audit_splits(splits: Sequence[Split], kb: KB, seed: int = 0, alpha: float = ALPHA,
-                 min_count: int = MIN_WORD_COUNT) -> dict:
-    """The full audit report (JSON-ready) of a dataset's splits."""
+@dataclass
+class AuditResult:
+    """The report (JSON-ready) and each split's per-item baseline predictions."""
+
+    report: dict
+    predictions: dict[str, Predictions]
+
+
+def audit_dataset(splits: Sequence[Split], kb: KB, seed: int = 0, alpha: float = ALPHA,
+                  min_count: int = MIN_WORD_COUNT, step: Callable[[int], object] | None = None) -> AuditResult:
+    """The full audit of a dataset's splits. ``step(n)`` is called as each split of n rows is done."""
     train_rows = [r for s in splits if s.is_train for r in s.rows]
     vocab_size = len(kb.words)
-    report_splits = []
+    models = clutrr_models()
+    report_splits, predictions = [], {}
     for split in splits:
         if not split.rows:
             continue
-        preds = predict_split(split, train_rows, seed)
+        preds = predictions[split.name] = predict_split(split, train_rows, seed, models)
         by_k: dict[int, list[int]] = defaultdict(list)
         for i, r in enumerate(split.rows):
             by_k[r.k].append(i)
@@ -251,9 +312,7 @@ def audit_splits(splits: Sequence[Split], kb: KB, seed: int = 0, alpha: float = 
         if len(by_k) > 1:
             for k in sorted(by_k):
                 idx = by_k[k]
-                sub = Predictions(*([p[i] for i in idx] for p in (preds.majority, preds.query_only, preds.story_bag)),
-                                  evaluation=preds.evaluation)
-                groups.append({"k": k, **audit_group([split.rows[i] for i in idx], sub, vocab_size, alpha)})
+                groups.append({"k": k, **audit_group([split.rows[i] for i in idx], preds.subset(idx), vocab_size, alpha)})
         else:
             groups[0]["k"] = next(iter(by_k))
         report_splits.append({
@@ -261,13 +320,15 @@ def audit_splits(splits: Sequence[Split], kb: KB, seed: int = 0, alpha: float = 
             "role": "train" if split.is_train else "test",
             "evaluation": preds.evaluation,
             "groups": groups,
-            "giveaway": giveaway_words(split.rows, min_count),
+            "giveaway": giveaway_words(split.rows, min_count, tokens=models["story_bag"]),
             "train_query_overlap": None if split.is_train or not train_rows
             else train_query_overlap(split.rows, train_rows),
         })
+        if step is not None:
+            step(len(split.rows))
     flagged = [s["split"] for s in report_splits if any(g["exceeds_gender_ceiling"] for g in s["groups"])]
     biased = [s["split"] for s in report_splits if any(g["query_only"]["vs_majority"]["significant"] for g in s["groups"])]
-    return {
+    report = {
         "kb": kb.name,
         "seed": seed,
         "alpha": alpha,
@@ -279,13 +340,22 @@ def audit_splits(splits: Sequence[Split], kb: KB, seed: int = 0, alpha: float = 
             "passes": not flagged,
         },
     }
+    return AuditResult(report, predictions)
 
 
-def _pct(x: float) -> str:
+def audit_splits(splits: Sequence[Split], kb: KB, seed: int = 0, alpha: float = ALPHA,
+                 min_count: int = MIN_WORD_COUNT) -> dict:
+    """The audit report (JSON-ready) of a dataset's splits (see :func:`audit_dataset`)."""
+    return audit_dataset(splits, kb, seed, alpha, min_count).report
+
+
+def pct(x: float) -> str:
+    """A share as a percentage with one decimal."""
     return f"{100 * x:.1f}"
 
 
-def _p(x: float) -> str:
+def fmt_p(x: float) -> str:
+    """A p-value in two significant digits."""
     return f"{x:.2g}" if x >= 1e-4 else f"{x:.1e}"
 
 
@@ -302,31 +372,35 @@ def render_markdown(report: dict, title: str) -> str:
         f"query-only baseline exceeds the gender-prior ceiling in: {', '.join(s['exceeds_gender_ceiling'])}"
     out += [f"**Verdict:** {verdict}.", ""]
     out += [
-        "Accuracies in %. *q-only* = query-only Naive Bayes; *p(q>maj)* = one-sided exact sign test of "
-        "q-only against the majority baseline on the items where exactly one is right (bias flagged `*` "
-        f"when p < {report['alpha']}); *ceiling* = gender-prior ceiling (best rule on the two query genders; "
-        "*ans-g* = on the answer's gender alone); *exceeds* = q-only above the ceiling and significantly "
-        "better than the gender-prior rule; *bag* = story-bag Naive Bayes.",
+        "Accuracies in %. *majority* = the training split's majority label; *own maj.* = the split's own "
+        "majority share; *q-only* = query-only Naive Bayes; *p(q>maj)* = one-sided exact sign test of q-only "
+        "against the stronger of the two majority baselines (marked `^` when that is the split's own) on the "
+        f"items where exactly one is right (an informative query is flagged `*` when p < {report['alpha']}); "
+        "*ceiling* = gender-prior ceiling (best rule on the two query genders; *ans-g* = on the answer's gender "
+        "alone); *exceeds* = q-only above the ceiling and significantly better than the gender-prior rule; "
+        "*bag* = story-bag Naive Bayes.",
         "",
-        "| split | k | n | labels | top share | majority | q-only | p(q>maj) | ceiling | ans-g | exceeds | bag |",
+        "| split | k | n | labels | majority | own maj. | q-only | p(q>maj) | ceiling | ans-g | exceeds | bag |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for sp in report["splits"]:
         for g in sp["groups"]:
-            q = g["query_only"]
+            q, maj = g["query_only"], g["majority"]
             flag = "*" if q["vs_majority"]["significant"] else ""
+            own = "^" if maj["stronger"] == "own" else ""
             out.append(
                 f"| {sp['split']} | {g['k']} | {g['n']} | {g['labels']['n_labels']} | "
-                f"{_pct(g['labels']['majority_share'])} | {_pct(g['majority']['accuracy'])} | "
-                f"{_pct(q['accuracy'])} | {_p(q['vs_majority']['p_value'])}{flag} | {_pct(g['gender_ceiling'])} | {_pct(g['answer_gender_ceiling'])} | "
-                f"{'yes' if g['exceeds_gender_ceiling'] else 'no'} | {_pct(g['story_bag']['accuracy'])} |"
+                f"{pct(maj['accuracy'])} | {pct(maj['own_share'])}{own} | "
+                f"{pct(q['accuracy'])} | {fmt_p(q['vs_majority']['p_value'])}{flag} | {pct(g['gender_ceiling'])} | "
+                f"{pct(g['answer_gender_ceiling'])} | {'yes' if g['exceeds_gender_ceiling'] else 'no'} | "
+                f"{pct(g['story_bag']['accuracy'])} |"
             )
     overlaps = [(sp["split"], sp["train_query_overlap"]) for sp in report["splits"] if sp["train_query_overlap"]]
     if overlaps:
         out += ["", "## Query pairs seen in training", "",
                 "Share of a test split's items whose (head, tail) names are also a training query, and "
                 "with the same label: name memorization beats reasoning there.", ""]
-        out += [f"- {name}: {_pct(o['seen'])}% seen, {_pct(o['same_label'])}% with the same label"
+        out += [f"- {name}: {pct(o['seen'])}% seen, {pct(o['same_label'])}% with the same label"
                 for name, o in overlaps]
     out += ["", "## Give-away words", "",
             f"Words in at least {report['splits'][0]['giveaway']['min_count'] if report['splits'] else MIN_WORD_COUNT} "
@@ -335,7 +409,7 @@ def render_markdown(report: dict, title: str) -> str:
     for sp in report["splits"]:
         gw = sp["giveaway"]
         top = ", ".join(f"{d['word']}→{d['label']} {d['p']:.2f} ({d['count']})" for d in gw["top"][:8])
-        curve = " ".join(f"{c['x']:.1f}:{_pct(c['share'])}" for c in gw["coverage"])
+        curve = " ".join(f"{c['x']:.1f}:{pct(c['share'])}" for c in gw["coverage"])
         out.append(f"- **{sp['split']}** ({gw['n_words']} words; {sp['evaluation']}): {top or '—'}  ")
         out.append(f"  coverage x:% {curve}")
     out.append("")

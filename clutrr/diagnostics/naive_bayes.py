@@ -28,13 +28,15 @@ class MultinomialNB:
         lab_index = {lab: i for i, lab in enumerate(self.labels)}
         bags = [Counter(f) for f in features]
         self.vocab = {w: i for i, w in enumerate(sorted({w for bag in bags for w in bag}))}
-        counts = np.zeros((len(self.labels), len(self.vocab)))
-        prior = np.zeros(len(self.labels))
+        n_labels, n_words = len(self.labels), len(self.vocab)
+        flat, weights = [], []
         for bag, lab in zip(bags, labels):
-            c = lab_index[lab]
-            prior[c] += 1
-            for w, n in bag.items():
-                counts[c, self.vocab[w]] += n
+            base = lab_index[lab] * n_words
+            flat += [base + self.vocab[w] for w in bag]
+            weights += bag.values()
+        counts = np.bincount(np.array(flat, dtype=np.int64), weights=np.array(weights, dtype=float),
+                             minlength=n_labels * n_words).reshape(n_labels, n_words)
+        prior = np.bincount([lab_index[lab] for lab in labels], minlength=n_labels).astype(float)
         self._log_prior = np.log(prior / prior.sum())
         smoothed = counts + self.alpha
         self._log_lik = np.log(smoothed / smoothed.sum(axis=1, keepdims=True))

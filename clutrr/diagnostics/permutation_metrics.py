@@ -1,12 +1,25 @@
-"""Permutation acceptance of a trained model (Sinha, ch. 4), from its predictions.
+"""Permutation acceptance of a trained model (Sinha's thesis, ch. 4, after Sinha et al., 2021).
 
 For each story we have its gold label, the model's prediction on the original story and its
-predictions on the story's word permutations (``clutrr probe --kind word-permute``):
+predictions on q word-level permutations of the story (``clutrr probe --kind word-permute``).
+A permutation is *accepted* when the model predicts the gold label for it; a story's
+acceptance is the share of its q permutations accepted.
 
-- Ω_max: share of stories with at least one permutation predicted gold;
-- Ω_rand: share of stories with more than 1/|labels| of their permutations predicted gold;
-- P^c: mean share of gold-predicted permutations over stories the model got right originally;
-- P^f: the same over stories it got wrong originally.
+- Ω_x: share of stories whose acceptance is above x;
+- Ω_max: share of stories with at least one accepted permutation (x → 0);
+- Ω_rand: Ω_x at chance, x = 1/|labels|;
+- P^c: accepted permutations over all permutations of the stories the model gets right
+  originally, i.e. the mean acceptance of those stories (every story has q permutations);
+- P^f: the same over the stories it gets wrong originally. Its denominator is those
+  stories' permutations, q × (stories wrong originally); P^f is undefined (None) when the
+  model gets every story right.
+
+How the figures depend on q: a story whose permutations are each accepted with probability
+a reaches Ω_max with probability 1 - (1 - a)^q, so Ω_max grows with q towards the share of
+stories with any a > 0. Ω_rand needs more than q/|labels| accepted permutations: when
+q < |labels| a single one suffices, so Ω_rand equals Ω_max; only q ≥ |labels| (22 words)
+separates them, and larger q estimates each story's acceptance more finely. P^c and P^f
+are means and do not drift with q. The thesis uses q = 100, the default of ``clutrr probe``.
 """
 from __future__ import annotations
 
@@ -14,12 +27,14 @@ from collections import defaultdict
 from dataclasses import asdict, dataclass
 from typing import Iterable, Sequence
 
+import numpy as np
+
 from clutrr.diagnostics.probes import source_id
 
 
 @dataclass(frozen=True)
 class PermutationAcceptance:
-    """The four acceptance metrics and the counts behind them (P^c / P^f are None without items)."""
+    """The acceptance metrics and the counts behind them (P^c / P^f are None without items)."""
 
     omega_max: float
     omega_rand: float
@@ -28,10 +43,31 @@ class PermutationAcceptance:
     stories: int
     originally_correct: int
     originally_wrong: int
+    q: int  # permutations per story (the smallest, when stories differ)
+    accepted_correct: int  # P^c = accepted_correct / permutations_correct
+    permutations_correct: int
+    accepted_wrong: int  # P^f = accepted_wrong / permutations_wrong
+    permutations_wrong: int
 
     def as_dict(self) -> dict:
         """A JSON-ready dict."""
         return asdict(self)
+
+
+def acceptance_shares(gold: Sequence[str], permuted: Sequence[Sequence[str]]) -> list[float]:
+    """Each story's acceptance: the share of its permutations predicted with the gold label."""
+    return [sum(p == g for p in perms) / len(perms) for g, perms in zip(gold, permuted)]
+
+
+def omega(shares: Sequence[float], x: float) -> float:
+    """Ω_x: the share of stories whose acceptance is above ``x``."""
+    return sum(s > x for s in shares) / len(shares)
+
+
+def omega_curve(shares: Sequence[float], xs: Sequence[float] | None = None) -> list[tuple[float, float]]:
+    """(x, Ω_x) for each x (default 0, 0.05, ..., 0.95): the thesis's acceptance curve."""
+    xs = [i / 20 for i in range(20)] if xs is None else xs
+    return [(x, omega(shares, x)) for x in xs]
 
 
 def permutation_acceptance(gold: Sequence[str], original: Sequence[str],
@@ -50,19 +86,35 @@ def permutation_acceptance(gold: Sequence[str], original: Sequence[str],
         raise ValueError("n_labels must be positive")
     if any(len(p) == 0 for p in permuted):
         raise ValueError("every story needs at least one permutation prediction")
-    shares = [sum(p == g for p in perms) / len(perms) for g, perms in zip(gold, permuted)]
-    correct = [s for s, g, o in zip(shares, gold, original) if o == g]
-    wrong = [s for s, g, o in zip(shares, gold, original) if o != g]
-    n = len(gold)
+    counts = {True: [0, 0, 0], False: [0, 0, 0]}  # originally right?: stories, accepted, permutations
+    for g, o, perms in zip(gold, original, permuted):
+        c = counts[o == g]
+        c[0] += 1
+        c[1] += sum(p == g for p in perms)
+        c[2] += len(perms)
+    shares = acceptance_shares(gold, permuted)
+    (n_c, acc_c, perm_c), (n_w, acc_w, perm_w) = counts[True], counts[False]
     return PermutationAcceptance(
-        omega_max=sum(s > 0 for s in shares) / n,
-        omega_rand=sum(s > 1 / n_labels for s in shares) / n,
-        p_correct=sum(correct) / len(correct) if correct else None,
-        p_wrong=sum(wrong) / len(wrong) if wrong else None,
-        stories=n,
-        originally_correct=len(correct),
-        originally_wrong=len(wrong),
+        omega_max=omega(shares, 0.0),
+        omega_rand=omega(shares, 1 / n_labels),
+        p_correct=acc_c / perm_c if perm_c else None,
+        p_wrong=acc_w / perm_w if perm_w else None,
+        stories=len(gold),
+        originally_correct=n_c,
+        originally_wrong=n_w,
+        q=min(len(p) for p in permuted),
+        accepted_correct=acc_c,
+        permutations_correct=perm_c,
+        accepted_wrong=acc_w,
+        permutations_wrong=perm_w,
     )
+
+
+def entropy_bits(probs: np.ndarray) -> np.ndarray:
+    """The entropy, in bits, of each row of a probability matrix (the model's confidence)."""
+    p = np.asarray(probs, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return -np.where(p > 0, p * np.log2(p), 0.0).sum(axis=-1)
 
 
 def group_by_story(probe_ids: Iterable[str], predictions: Iterable[str]) -> dict[str, list[str]]:

@@ -21,7 +21,7 @@ import random
 import re
 from dataclasses import replace
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable, Iterable, Iterator, Sequence
 
 from clutrr.io.csv_format import StoryRow, split_f_comb
 from clutrr.errors import UsageError
@@ -34,6 +34,7 @@ from clutrr.render.templates import Template, load_bank
 
 KINDS = ("sentence-shuffle", "word-permute", "gender-swap", "entity-rename")
 PERM_SEP = "::perm"
+THESIS_Q = 100  # word permutations per story in Sinha's thesis (ch. 4)
 _DERANGE_TRIES = 200
 
 # Gendered words outside the KB, male -> female; "her" is handled apart (his or him).
@@ -362,19 +363,26 @@ def entity_rename(row: StoryRow, seed: int, avoid: set[str]) -> list[StoryRow]:
                      target=row.target, f_comb=row.f_comb, edge_types=list(row.edge_types))]
 
 
-def make_probe(kind: str, rows: Sequence[StoryRow], kb: KB, seed: int = 0, q: int = 5,
-               avoid_names: set[str] | None = None, rerender: Rerenderer | None = None) -> list[StoryRow]:
-    """The probe rows of ``kind`` for ``rows``; raises UsageError for an unknown kind.
-    ``rerender`` (gender-swap) re-renders generated stories through their templates."""
+def iter_probe(kind: str, rows: Iterable[StoryRow], kb: KB, seed: int = 0, q: int = THESIS_Q,
+               avoid_names: set[str] | None = None, rerender: Rerenderer | None = None) -> Iterator[StoryRow]:
+    """The probe rows of ``kind`` for ``rows``, one story at a time; raises UsageError for an
+    unknown kind or a target outside the KB. ``rerender`` (gender-swap) re-renders generated
+    stories through their templates."""
     if kind not in KINDS:
         raise UsageError(f"unknown probe kind {kind!r} (choose from {', '.join(KINDS)})")
-    for r in rows:
-        if r.target.strip().lower() not in kb.word_index:
-            raise UsageError(f"row {r.id}: target {r.target!r} is not a relation word of KB {kb.name!r}")
     build: Callable[[StoryRow], list[StoryRow]] = {
         "sentence-shuffle": lambda r: sentence_shuffle(r, seed),
         "word-permute": lambda r: word_permute(r, seed, q),
         "gender-swap": lambda r: gender_swap(r, seed, kb, rerender),
         "entity-rename": lambda r: entity_rename(r, seed, avoid_names or set()),
     }[kind]
-    return [p for r in rows for p in build(r)]
+    for r in rows:
+        if r.target.strip().lower() not in kb.word_index:
+            raise UsageError(f"row {r.id}: target {r.target!r} is not a relation word of KB {kb.name!r}")
+        yield from build(r)
+
+
+def make_probe(kind: str, rows: Sequence[StoryRow], kb: KB, seed: int = 0, q: int = THESIS_Q,
+               avoid_names: set[str] | None = None, rerender: Rerenderer | None = None) -> list[StoryRow]:
+    """The probe rows of ``kind`` for ``rows`` (see :func:`iter_probe`)."""
+    return list(iter_probe(kind, rows, kb, seed, q, avoid_names, rerender))

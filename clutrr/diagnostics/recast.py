@@ -1,28 +1,44 @@
 """Recast CLUTRR stories as NLI pairs, in the style of the Diverse NLI Collection.
 
-Each story gives one ``entailed`` pair (hypothesis "B is A's <true relation>.") and one
-``not-entailed`` pair whose relation is drawn from the label prior among the words of B's
-gender. The negatives of a split are a fixed-point-free rearrangement of the split's own
-gold labels within each gender: items are laid on a circle grouped by label and each takes
-the label of the item half a circle away. So the multiset of hypothesis relations is the
-same under both labels and the hypothesis alone cannot give the label away. Only when one
-label holds more than half of a gender's items (or a gender has a single item) does an item
-fall back to a draw from the folder-wide prior of that gender; the summary counts those.
+Labels come from the KB, not from the file's target column. For each story the KB closes
+the story's typed facts (composition, inverse, symmetry) and reads the relations it derives
+for the query pair (A, B):
+
+- the ``entailed`` hypothesis "B is A's <target>." is written only when the target is among
+  them (and fits B's gender); otherwise the story is dropped and counted;
+- the ``not-entailed`` hypothesis names a relation of B's gender that the KB does not
+  derive, that the world model allows between people of A's and B's genders (never
+  "Edward is Kevin's husband"), and that no pair of people is seen to hold together with a
+  derived relation (so it is false, not merely unproven). A story with no such relation is
+  dropped and counted.
+
+Negatives are balanced: within each gender of B they are a rearrangement of the split's own
+gold relations (items laid on a circle grouped by relation, each taking the relation of the
+item half a circle away; an invalid pick is swapped with another item's), so each relation
+word appears equally often under both labels and the hypothesis alone says nothing. Where
+that is impossible (one relation holds more than half of a gender's stories, or no swap
+helps) the negative is drawn from the folder-wide prior among the valid relations; the
+summary counts those and reports how far the two labels' relation words then differ.
 """
 from __future__ import annotations
 
 import random
 from collections import Counter, defaultdict
-from dataclasses import dataclass
-from typing import Sequence
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
 
+from clutrr.core.kb import GENDERS, KB
+from clutrr.diagnostics.verify import query_predicates
+from clutrr.diagnostics.worlds import WorldFacts, world_facts
+from clutrr.errors import UsageError
 from clutrr.io.csv_format import StoryRow
 from clutrr.io.datadir import Split
-from clutrr.errors import UsageError
-from clutrr.core.kb import GENDERS, KB
 
 ENTAILED = "entailed"
 NOT_ENTAILED = "not-entailed"
+DROP_UNPARSABLE = "unparsable"
+DROP_TARGET = "target not entailed by the story"
+DROP_NEGATIVE = "no relation is surely false"
 
 
 def premise_text(story: str) -> str:
@@ -41,91 +57,189 @@ class RecastSummary:
 
     stories: int
     pairs: Counter
-    fallback_negatives: int
+    dropped: Counter = field(default_factory=Counter)
+    fallback_negatives: int = 0
+    imbalance: float = 0.0  # total variation distance between the two labels' relation words
+
+    @property
+    def kept(self) -> int:
+        """Stories that gave a pair of each label."""
+        return self.stories - sum(self.dropped.values())
+
+    def as_dict(self) -> dict:
+        """A JSON-ready dict."""
+        return {"stories": self.stories, "kept": self.kept, "dropped": dict(sorted(self.dropped.items())),
+                "pairs": dict(self.pairs), "fallback_negatives": self.fallback_negatives,
+                "word_balance": "balanced" if self.imbalance == 0 else "broken",
+                "relation_word_imbalance": round(self.imbalance, 4)}
+
+    def line(self, name: str) -> str:
+        """One line for the terminal."""
+        drops = "; ".join(f"{n} {why}" for why, n in sorted(self.dropped.items()))
+        text = (f"{name}: {self.stories} stories -> {sum(self.pairs.values())} pairs"
+                f" ({self.kept} kept{'; dropped: ' + drops if drops else ''})")
+        if self.fallback_negatives:
+            text += f"; {self.fallback_negatives} negatives from the fallback prior"
+        if self.imbalance > 0:
+            text += (f"; word balance broken: the relation words of the two labels differ "
+                     f"(total variation {self.imbalance:.2f}), so the hypothesis alone hints at the label")
+        return text
+
+
+@dataclass(frozen=True)
+class Item:
+    """A story the KB settles: its gold relation word and the words that are surely false."""
+
+    row: StoryRow
+    gold: str
+    negatives: frozenset[str]
+
+
+def check_kb(kb: KB) -> None:
+    """Raise UsageError unless ``kb`` can settle labels (sound, with definitions)."""
+    if not kb.sound or any(p.definition is None for p in kb.predicates):
+        raise UsageError(f"recast takes its labels from the KB's closure, so it needs a sound KB with definitions "
+                         f"(kinship or kinship-blood); {kb.name!r} is not one")
+
+
+def _false_words(kb: KB, world: WorldFacts, derived: tuple[int, ...], head_gender: int,
+                 tail_gender: int) -> frozenset[str]:
+    """Words of the tail's gender naming a relation that is not derived, is possible for these
+    genders, and cannot hold together with some derived relation."""
+    out = set()
+    for p in kb.predicates:
+        i = p.index
+        if i in derived or not world.possible(i, head_gender, tail_gender):
+            continue
+        if any(world.excludes(i, d) for d in derived):
+            out.add(kb.word(i, tail_gender))
+    return frozenset(out)
+
+
+def settle(rows: Sequence[StoryRow], kb: KB, step: Callable[[], object] | None = None) -> tuple[list[Item], Counter]:
+    """The rows the KB settles, as items, and the count of the others per reason."""
+    world = world_facts(kb)
+    cache: dict[tuple, frozenset[str]] = {}
+    items, dropped = [], Counter()
+    for row in rows:
+        if step is not None:
+            step()
+        try:
+            derived = tuple(query_predicates(kb, row))
+            pred, g = kb.parse_word(row.target)
+            h, t = row.query_edge
+            head_g, tail_g = (GENDERS.index(row.genders[x][1]) for x in (h, t))
+        except (KeyError, ValueError, IndexError):
+            dropped[DROP_UNPARSABLE] += 1
+            continue
+        if pred not in derived or g != tail_g:
+            dropped[DROP_TARGET] += 1
+            continue
+        key = (derived, head_g, tail_g)
+        if key not in cache:
+            cache[key] = _false_words(kb, world, derived, head_g, tail_g)
+        if not cache[key]:
+            dropped[DROP_NEGATIVE] += 1
+            continue
+        items.append(Item(row, kb.word(pred, tail_g), cache[key]))
+    return items, dropped
 
 
 def _word_gender(kb: KB, word: str) -> int:
     return kb.parse_word(word)[1]
 
 
-def _global_prior(rows: Sequence[StoryRow], kb: KB) -> dict[int, Counter]:
-    """Label counts per answer gender over ``rows``, plus one for every KB word (smoothing)."""
+def label_prior(items: Sequence[Item], kb: KB) -> dict[int, Counter]:
+    """Gold-word counts per gender over ``items``, plus one for every KB word (smoothing)."""
     prior: dict[int, Counter] = {g: Counter() for g in range(len(GENDERS))}
     for word in kb.words:
         prior[_word_gender(kb, word)][word] += 1
-    for r in rows:
-        word = kb.word(*kb.parse_word(r.target))
-        prior[_word_gender(kb, word)][word] += 1
+    for it in items:
+        prior[_word_gender(kb, it.gold)][it.gold] += 1
     return prior
 
 
-def _draw(prior: Counter, exclude: str, rng: random.Random) -> str:
-    words = sorted(w for w in prior if w != exclude)
-    return rng.choices(words, weights=[prior[w] for w in words])[0]
+def _draw(prior: Counter, allowed: frozenset[str], rng: random.Random) -> str:
+    words = sorted(w for w in prior if w in allowed) or sorted(allowed)
+    return rng.choices(words, weights=[prior.get(w, 1) for w in words])[0]
 
 
-def negative_relations(rows: Sequence[StoryRow], kb: KB, prior: dict[int, Counter],
+def negative_relations(items: Sequence[Item], kb: KB, prior: dict[int, Counter],
                        rng: random.Random) -> tuple[list[str], int]:
-    """A not-entailed relation for each row, of the gold label's gender and never the gold label.
+    """A surely false relation for each item, balanced against the gold relations.
 
-    Returns the relations and the number drawn from ``prior`` because the circle shift failed.
+    Returns the relations and the number drawn from ``prior`` because no rearrangement of
+    the gold relations fitted.
     """
-    gold = [kb.word(*kb.parse_word(r.target)) for r in rows]
     by_gender: dict[int, list[int]] = defaultdict(list)
-    for i, word in enumerate(gold):
-        by_gender[_word_gender(kb, word)].append(i)
-    out = [""] * len(rows)
+    for i, it in enumerate(items):
+        by_gender[_word_gender(kb, it.gold)].append(i)
+    out = [""] * len(items)
     fallback = 0
     for g in sorted(by_gender):
-        items = by_gender[g]
-        labels = sorted({gold[i] for i in items})
+        group = by_gender[g]
+        labels = sorted({items[i].gold for i in group})
         rng.shuffle(labels)
         rank = {lab: n for n, lab in enumerate(labels)}
-        jitter = {i: rng.random() for i in items}
-        circle = sorted(items, key=lambda i: (rank[gold[i]], jitter[i]))
+        jitter = {i: rng.random() for i in group}
+        circle = sorted(group, key=lambda i: (rank[items[i].gold], jitter[i]))
         shift = len(circle) // 2
         for pos, i in enumerate(circle):
-            other = gold[circle[(pos + shift) % len(circle)]]
-            if other == gold[i]:
-                other = _draw(prior[g], gold[i], rng)
+            out[i] = items[circle[(pos + shift) % len(circle)]].gold
+        for pos, i in enumerate(circle):
+            if out[i] in items[i].negatives:
+                continue
+            for step in range(1, len(circle)):
+                j = circle[(pos + step) % len(circle)]
+                if out[j] in items[i].negatives and out[i] in items[j].negatives:
+                    out[i], out[j] = out[j], out[i]
+                    break
+            else:
+                out[i] = _draw(prior[g], items[i].negatives, rng)
                 fallback += 1
-            out[i] = other
     return out, fallback
 
 
-def recast_split(split: Split, kb: KB, prior: dict[int, Counter], seed: int = 0) -> tuple[list[dict], RecastSummary]:
-    """NLI records for every story of ``split``: one entailed and one not-entailed pair each."""
-    rng = random.Random(f"recast:{seed}:{split.name}")
-    negatives, fallback = negative_relations(split.rows, kb, prior, rng)
+def imbalance(entailed: Sequence[str], negative: Sequence[str]) -> float:
+    """Total variation distance between the relation words of the two labels (0: the same)."""
+    a, b = Counter(entailed), Counter(negative)
+    na, nb = sum(a.values()) or 1, sum(b.values()) or 1
+    return round(0.5 * sum(abs(a[w] / na - b[w] / nb) for w in sorted(set(a) | set(b))), 6)
+
+
+def recast_items(split_name: str, items: Sequence[Item], kb: KB, prior: dict[int, Counter],
+                 seed: int = 0) -> tuple[list[dict], int, float]:
+    """NLI records (one entailed and one not-entailed pair per item), the number of fallback
+    negatives, and the relation-word imbalance between the labels."""
+    rng = random.Random(f"recast:{seed}:{split_name}")
+    negatives, fallback = negative_relations(items, kb, prior, rng)
     records = []
-    for row, neg in zip(split.rows, negatives):
-        head, tail = row.query
-        premise = premise_text(row.story)
-        gold = kb.word(*kb.parse_word(row.target))
-        for label, relation in ((ENTAILED, gold), (NOT_ENTAILED, neg)):
+    for it, neg in zip(items, negatives):
+        head, tail = it.row.query
+        premise = premise_text(it.row.story)
+        for label, relation in ((ENTAILED, it.gold), (NOT_ENTAILED, neg)):
             records.append({
                 "premise": premise,
                 "hypothesis": hypothesis_text(head, tail, relation),
                 "label": label,
-                "source_id": row.id,
-                "k": row.k,
-                "split": split.name,
+                "source_id": it.row.id,
+                "k": it.row.k,
+                "split": split_name,
                 "relation": relation,
             })
-    summary = RecastSummary(len(split.rows), Counter(r["label"] for r in records), fallback)
-    return records, summary
+    return records, fallback, imbalance([it.gold for it in items], negatives)
 
 
-def check_labels(splits: Sequence[Split], kb: KB) -> None:
-    """Raise UsageError naming the first row whose target is not a word of ``kb``."""
-    for s in splits:
-        for r in s.rows:
-            if r.target.strip().lower() not in kb.word_index:
-                raise UsageError(f"{s.path}: row {r.id}: target {r.target!r} is not a relation word of KB {kb.name!r}")
-
-
-def recast_splits(splits: Sequence[Split], kb: KB, seed: int = 0) -> list[tuple[Split, list[dict], RecastSummary]]:
-    """Recast every split; the fallback prior pools the labels of all splits."""
-    check_labels(splits, kb)
-    prior = _global_prior([r for s in splits for r in s.rows], kb)
-    return [(s, *recast_split(s, kb, prior, seed)) for s in splits]
+def recast_splits(splits: Sequence[Split], kb: KB, seed: int = 0,
+                  step: Callable[[], object] | None = None) -> list[tuple[Split, list[dict], RecastSummary]]:
+    """Recast every split; the fallback prior pools the settled items of all splits.
+    ``step`` is called once per story (a progress bar's update)."""
+    check_kb(kb)
+    settled = [settle(s.rows, kb, step) for s in splits]
+    prior = label_prior([it for items, _ in settled for it in items], kb)
+    out = []
+    for split, (items, dropped) in zip(splits, settled):
+        records, fallback, gap = recast_items(split.name, items, kb, prior, seed)
+        summary = RecastSummary(len(split.rows), Counter(r["label"] for r in records), dropped, fallback, gap)
+        out.append((split, records, summary))
+    return out

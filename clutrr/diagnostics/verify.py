@@ -4,10 +4,11 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
-from clutrr.io.csv_format import RowParseError, iter_records, parse_row
 from clutrr.core.entailment import story_closure
 from clutrr.core.kb import GENDERS, KB, bits
+from clutrr.io.csv_format import COLUMNS, RowParseError, StoryRow, iter_records, parse_row
 
 VERDICTS = ("entailed", "ambiguous", "wrong", "not_entailed", "unparsable")
 
@@ -23,6 +24,28 @@ class RowVerdict:
     detail: str = ""
 
 
+def row_facts(kb: KB, row: StoryRow) -> list[tuple[int, int, int]]:
+    """The row's facts ``(a, predicate, b)``: its edges that carry a relation word.
+
+    Raises KeyError for a word the KB does not know, ValueError for a word that does not
+    fit the gender of the person it names.
+    """
+    genders = [g for _, g in row.genders]
+    facts = []
+    for (a, b), word in zip(row.story_edges, row.edge_types):
+        pred, g = kb.parse_word(word)
+        if GENDERS[g] != genders[b]:
+            raise ValueError(f"word {word!r} does not fit the gender of {row.genders[b][0]}")
+        facts.append((a, pred, b))
+    return facts
+
+
+def query_predicates(kb: KB, row: StoryRow) -> list[int]:
+    """The predicates the KB derives from the row's facts for its query pair (lowest first)."""
+    h, t = row.query_edge
+    return bits(story_closure(kb, row_facts(kb, row)).get((h, t), 0))
+
+
 def verify_row(kb: KB, rec: dict[str, str]) -> tuple[str, list[str], str]:
     """(verdict, derived answers, detail) for one raw CSV record.
 
@@ -31,22 +54,16 @@ def verify_row(kb: KB, rec: dict[str, str]) -> tuple[str, list[str], str]:
     """
     try:
         row = parse_row(rec)
-        genders = [g for _, g in row.genders]
-        facts = []
-        for (a, b), word in zip(row.story_edges, row.edge_types):
-            pred, g = kb.parse_word(word)
-            if GENDERS[g] != genders[b]:
-                return "unparsable", [], f"word {word!r} does not fit the gender of {row.genders[b][0]}"
-            facts.append((a, pred, b))
-        kb.parse_word(row.target)
+        preds = query_predicates(kb, row)
+        target = kb.word(*kb.parse_word(row.target))
     except RowParseError as exc:
         return "unparsable", [], str(exc)
     except KeyError as exc:
         return "unparsable", [], f"unknown relation word {exc.args[0]!r}"
-    h, t = row.query_edge
-    tail_gender = 0 if genders[t] == "male" else 1
-    derived = sorted({kb.word(p, tail_gender) for p in bits(story_closure(kb, facts).get((h, t), 0))})
-    target = kb.word(*kb.parse_word(row.target))
+    except ValueError as exc:
+        return "unparsable", [], str(exc)
+    tail_gender = GENDERS.index(row.genders[row.query_edge[1]][1])
+    derived = sorted({kb.word(p, tail_gender) for p in preds})
     if not derived:
         return "not_entailed", derived, ""
     if target not in derived:
@@ -56,12 +73,23 @@ def verify_row(kb: KB, rec: dict[str, str]) -> tuple[str, list[str], str]:
     return "entailed", derived, ""
 
 
-def verify_file(kb: KB, path: str | Path) -> list[RowVerdict]:
-    """Verdicts for every row of a CLUTRR CSV file."""
+def verify_file(kb: KB, path: str | Path, step: Callable[[], object] | None = None) -> list[RowVerdict]:
+    """Verdicts for every row of a CLUTRR CSV file, a row cut short included (unparsable).
+
+    ``step`` is called after each row (a progress bar's update).
+    """
     out = []
     for i, rec in iter_records(path):
-        verdict, derived, detail = verify_row(kb, rec)
-        out.append(RowVerdict(i, verdict, rec.get("target", ""), derived, detail))
+        short = [c for c in COLUMNS if rec.get(c) is None]
+        if short or None in rec:
+            detail = (f"the row ends early (no {', '.join(short)}); is the file truncated?" if short
+                      else "the row has more fields than the header")
+            out.append(RowVerdict(i, "unparsable", rec.get("target") or "", [], detail))
+        else:
+            verdict, derived, detail = verify_row(kb, rec)
+            out.append(RowVerdict(i, verdict, rec.get("target", ""), derived, detail))
+        if step is not None:
+            step()
     return out
 
 

@@ -10,7 +10,7 @@ import csv
 import io
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 COLUMNS = (
     "id", "story", "query", "text_query", "target", "text_target", "clean_story", "proof_state",
@@ -96,7 +96,7 @@ def parse_genders(text: str) -> list[tuple[str, str]]:
 
 def parse_row(rec: dict[str, str]) -> StoryRow:
     """Turn a raw CSV record (column name -> text) into a StoryRow."""
-    missing = [c for c in COLUMNS if c not in rec]
+    missing = [c for c in COLUMNS if rec.get(c) is None]  # None: the row ends before the column
     if missing:
         raise RowParseError(f"missing columns {missing}")
     query = _literal(rec["query"], "query")
@@ -140,14 +140,17 @@ def iter_records(path: str | Path) -> Iterator[tuple[int, dict[str, str]]]:
                 i += 1
 
 
-def read_csv(path: str | Path) -> list[StoryRow]:
-    """Read every row of a CLUTRR CSV file; raises RowParseError naming the bad row."""
+def read_csv(path: str | Path, step: Callable[[], object] | None = None) -> list[StoryRow]:
+    """Read every row of a CLUTRR CSV file; raises RowParseError naming the bad row.
+    ``step`` is called after each row (a progress bar's update)."""
     rows = []
     for i, rec in iter_records(path):
         try:
             rows.append(parse_row(rec))
         except RowParseError as exc:
             raise RowParseError(f"{path}: row {i}: {exc}") from None
+        if step is not None:
+            step()
     return rows
 
 

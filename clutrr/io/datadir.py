@@ -7,10 +7,12 @@ each file is one split, named by its stem. A file written in shards
 """
 from __future__ import annotations
 
+import csv
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
-from clutrr.io.csv_format import RowParseError, StoryRow, read_csv
+from clutrr.io.csv_format import COLUMNS, RowParseError, StoryRow, csv_parts, read_csv
 from clutrr.io.shards import logical_files
 from clutrr.errors import UsageError
 
@@ -41,8 +43,9 @@ def _split_key(stem: str) -> tuple:
     return (0 if stem.endswith("_train") else 1, k, stem)
 
 
-def load_splits(directory: str | Path) -> list[Split]:
-    """Read every ``*.csv`` in ``directory``; raises UsageError for a missing or empty folder."""
+def split_paths(directory: str | Path) -> list[Path]:
+    """The folder's CSV files (a sharded file under its unsharded name) in split order;
+    raises UsageError for a missing or empty folder."""
     root = Path(directory)
     if not root.is_dir():
         raise UsageError(f"{root}: no such directory")
@@ -52,15 +55,36 @@ def load_splits(directory: str | Path) -> list[Split]:
         raise UsageError(str(exc)) from None
     if not found:
         raise UsageError(f"{root}: no CSV files found")
+    return [root / f"{stem}.csv" for stem in sorted(found, key=_split_key)]
+
+
+def count_rows(path: str | Path) -> int:
+    """The number of data rows of a CLUTRR CSV file (all its shards), read without parsing
+    them; UsageError when a header lacks the CLUTRR columns (an empty file has none)."""
+    total = 0
+    for part in csv_parts(path):
+        with open(part, newline="", encoding="utf-8") as fh:
+            reader = csv.reader(fh)
+            header = next(reader, [])
+            missing = [c for c in COLUMNS if c not in header]
+            if missing:
+                what = "it is empty" if not header else f"no column {', '.join(missing)}"
+                raise UsageError(f"{part}: not a CLUTRR CSV ({what})")
+            total += sum(1 for _ in reader)
+    return total
+
+
+def load_splits(directory: str | Path, step: Callable[[], object] | None = None) -> list[Split]:
+    """Read every CSV file in ``directory``; raises UsageError for a missing or empty folder.
+    ``step`` is called after each row read (a progress bar's update)."""
     splits = []
-    for stem in sorted(found, key=_split_key):
-        path = root / f"{stem}.csv"
+    for path in split_paths(directory):
         try:
-            rows = read_csv(path)
+            rows = read_csv(path, step)
         except (RowParseError, UnicodeDecodeError) as exc:
             detail = str(exc).splitlines()[0].replace(f"{path}: ", "")[:100]
             raise UsageError(f"{path}: not a CLUTRR CSV ({detail})") from None
-        splits.append(Split(stem, path, rows))
+        splits.append(Split(path.stem, path, rows))
     if not any(s.rows for s in splits):
-        raise UsageError(f"{root}: the CSV files hold no rows")
+        raise UsageError(f"{Path(directory)}: the CSV files hold no rows")
     return splits

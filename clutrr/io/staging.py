@@ -5,6 +5,7 @@ their files to it) stage here, so a failure leaves nothing behind.
 """
 from __future__ import annotations
 
+import errno
 import json
 import os
 import shutil
@@ -14,6 +15,14 @@ from pathlib import Path
 from clutrr.errors import UsageError
 
 PARTIAL_STAMP = "fingerprint.json"
+
+
+def _cannot_write(parent: Path, exc: OSError) -> UsageError:
+    """The error for a folder we cannot write into, with the real reason."""
+    reason = exc.strerror
+    if exc.errno == errno.ENOENT and parent.is_dir():  # e.g. /proc: it exists but takes no new entries
+        reason = "the folder exists but its file system does not accept new files"
+    return UsageError(f"cannot write to {parent}: {reason}")
 
 
 def _umask() -> int:
@@ -34,7 +43,7 @@ def staging_dir(target: Path, force: bool) -> Path:
     try:
         path = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=parent))
     except OSError as exc:
-        raise UsageError(f"cannot write to {parent}: {exc.strerror}") from None
+        raise _cannot_write(parent, exc) from None
     path.chmod(0o777 & ~_umask())
     return path
 
@@ -54,7 +63,7 @@ def partial_dir(target: Path, force: bool, fingerprint: dict) -> Path:
         if not stamp.exists():
             stamp.write_text(text, encoding="utf-8")
     except OSError as exc:
-        raise UsageError(f"cannot write to {parent}: {exc.strerror}") from None
+        raise _cannot_write(parent, exc) from None
     if stamp.read_text(encoding="utf-8") != text:
         raise UsageError(f"{path} holds shards of a run with other arguments; remove it or use the same arguments")
     return path
@@ -70,7 +79,7 @@ def _check_target(target: Path, force: bool) -> Path:
     try:
         parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise UsageError(f"cannot write to {parent}: {exc.strerror}") from None
+        raise _cannot_write(parent, exc) from None
     return parent
 
 

@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 import yaml
 
+from clutrr.errors import yaml_error_line
 from clutrr.render.amt_templates import SPELLINGS, amt_pair, read_amt
 from clutrr.core.family import FamilyConfig, sample_family
 from clutrr.core.kb import GENDERS, KB, load_kb
@@ -171,7 +172,7 @@ def _read_yaml(path: Path) -> tuple[list[Entry], list[str]]:
     except (OSError, UnicodeDecodeError) as exc:
         return [], [f"{path}: cannot read: {exc}"]
     except yaml.YAMLError as exc:
-        return [], [f"{path}: does not parse: {' '.join(str(exc).split())}"]
+        return [], [f"{path}:{yaml_error_line(exc)}"]
     if root is None:
         return [], []
     if not isinstance(root, yaml.SequenceNode):

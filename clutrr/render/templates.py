@@ -19,6 +19,7 @@ from pathlib import Path
 
 import yaml
 
+from clutrr.errors import yaml_error_line
 from clutrr.paths import data_dir
 
 GENDER_KEYS = ("any", "male", "female")
@@ -210,7 +211,10 @@ class Bank:
 
 def parse_bank_file(path: Path) -> list[Template]:
     """Read one YAML file of clause blocks."""
-    data = yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or []
+    try:
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or []
+    except yaml.YAMLError as exc:
+        raise ValueError(f"{path}:{yaml_error_line(exc)}") from None
     if not isinstance(data, list):
         raise ValueError(f"{path}: expected a list of clause blocks")
     out = []
