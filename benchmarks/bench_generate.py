@@ -5,6 +5,8 @@ Ray start included) writing a complete dataset (CSV + JSONL + manifest + config.
 CPU time is the process's and its workers' (``RUSAGE_CHILDREN``; Ray's workers are not
 children of the command, so for Ray the CPU column is blank and only the wall rate counts).
 Peak RSS is sampled every 0.2 s over the whole process tree (parent plus workers, summed).
+The package's bytecode is compiled first, as ``pip install`` does (where
+PYTHONDONTWRITEBYTECODE is set, every process would otherwise compile it again).
 
     python benchmarks/bench_generate.py                       # every case, every engine
     python benchmarks/bench_generate.py --case k2-3-all --engine 1proc   # one cell
@@ -24,6 +26,8 @@ import sys
 import tempfile
 import threading
 import time
+
+from bench_startup import compile_package  # this folder is on sys.path when the script runs
 
 try:
     import psutil
@@ -152,6 +156,7 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2, help="workers of the --big run (default 2)")
     parser.add_argument("--format", default="csv", help="formats of the --big run (default csv)")
     args = parser.parse_args()
+    compile_package()
     if args.list:
         print("cases:", ", ".join(CASES))
         print("engines:", ", ".join(ENGINES))

@@ -25,17 +25,20 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(2)
 
 
-def _command_modules() -> list:
-    mods = [importlib.import_module(f"clutrr.commands.{m.name}") for m in pkgutil.iter_modules(commands.__path__)]
+def _command_modules(only: str | None = None) -> list:
+    names = [m.name for m in pkgutil.iter_modules(commands.__path__)]
+    if only in names:  # one command asked for: import its module alone (start-up time)
+        names = [only]
+    mods = [importlib.import_module(f"clutrr.commands.{name}") for name in names]
     return sorted((m for m in mods if hasattr(m, "NAME")), key=lambda m: m.NAME)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The top-level parser with every subcommand attached."""
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The top-level parser with every subcommand attached (only ``command``'s, when it names one)."""
     parser = _Parser(prog="clutrr", description="Generate, verify and audit CLUTRR-style kinship benchmarks.")
     parser.add_argument("--version", action="version", version=f"clutrr {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    for mod in _command_modules():
+    for mod in _command_modules(command):
         p = sub.add_parser(mod.NAME, help=mod.HELP, description=mod.HELP)
         mod.add_arguments(p)
         p.set_defaults(_run=mod.run)
@@ -59,7 +62,8 @@ def run_command(run, args: argparse.Namespace, prog: str) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``clutrr`` console script."""
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    args = build_parser(argv[0] if argv else None).parse_args(argv)
     return run_command(args._run, args, f"clutrr {args.command}")
 
 

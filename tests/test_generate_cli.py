@@ -43,11 +43,14 @@ def test_unbuildable_settings_fail_in_one_line_before_any_work(tmp_path):
 
 
 def _wait_for_workers(pid: int, n: int = 2) -> list:
-    """The child processes of ``pid`` once ``n`` spawned workers exist (up to 60 s)."""
+    """The child processes of ``pid`` once ``n`` workers exist (up to 60 s): forked workers, or
+    spawned ones (``spawn_main``; a spawning parent has a resource tracker child too)."""
     deadline = time.time() + 60
     while time.time() < deadline:
         children = psutil.Process(pid).children(recursive=True)
-        if sum("spawn_main" in " ".join(c.cmdline()) for c in children) >= n:
+        spawned = sum("spawn_main" in " ".join(c.cmdline()) for c in children)
+        forked = sum(c.cmdline() == psutil.Process(pid).cmdline() for c in children)
+        if max(spawned, forked) >= n:
             return children
         time.sleep(0.05)
     raise AssertionError("the workers did not start")

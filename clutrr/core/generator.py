@@ -32,7 +32,7 @@ MAX_ATTEMPTS = 400
 CHAINS_PER_FAMILY = 4
 LARGE_FAMILY_K = 13
 PROBE_FAMILIES = 40
-FAMILY_CHECK_MAX = 32  # up to this size, checking a whole family once is cheaper than each story
+FAMILY_CHECK_MAX = 64  # up to this size, checking a whole family once is cheaper than each story
 CYK_MAX_K = 8  # clean chains up to this length are checked by their CYK table instead
 SPLITS = ("train", "test")
 
@@ -54,7 +54,7 @@ class GeneratorConfig:
     template_split: bool = True
     max_piece: int = 3
     brackets: bool = True
-    stories_per_family: int = 8
+    stories_per_family: int = 32
     relations: str = "all"
 
     def validate(self) -> None:

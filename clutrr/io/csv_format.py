@@ -164,6 +164,18 @@ def row_fields(row: StoryRow) -> list[str]:
     ]
 
 
+def csv_line(cells: list) -> str:
+    """One CSV record, as ``csv.writer(lineterminator="\\n")`` writes it (minimal quoting), but
+    also quoting a carriage return, and the same on every Python version."""
+    out = []
+    for cell in cells:
+        text = cell if type(cell) is str else "" if cell is None else str(cell)
+        if "," in text or '"' in text or "\n" in text or "\r" in text:
+            text = '"' + text.replace('"', '""') + '"'
+        out.append(text)
+    return ",".join(out) + "\n"
+
+
 class CsvWriter:
     """Stream StoryRows to a CSV file with the original header and a leading index column."""
 

@@ -17,8 +17,6 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
-from tqdm import tqdm
-
 from clutrr import __version__
 from clutrr.core.generator import GeneratorConfig, banks, check_request, relations_report
 from clutrr.core.noise import TASK_OF_NOISE
@@ -133,14 +131,14 @@ def write_dataset(spec: DatasetSpec, out: str | Path, workers: int = 1, force: b
     work = partial_dir(out, force, fingerprint) if keep else staging_dir(out, force)
     try:
         with create_engine(run.engine, workers=run.workers, address=run.address, prepare=prepare) as engine:
-            engine.start(ctx)  # workers load the KB and templates while this process checks the settings
+            engine.start(ctx)  # the KB and templates are loaded (in this process first, when workers are forked)
             check_feasible(spec, ctx, engine)
             mine = shards if run.shard is None else [s for s in shards if s.global_number % run.shard[1] == run.shard[0]]
             todo = [s for s in mine if mf.read_part(work, s, formats) is None]
             _generate(engine, ctx, todo, work, run.progress, len(mine))
             if run.shard is not None:
                 return {"shards": len(mine), "generated": len(todo), "rows": sum(s.rows for s in mine), "work": str(work)}
-            missing = [s for s in shards if mf.read_part(work, s, formats) is None]
+            missing = [s for s in shards if mf.read_part(work, s, formats, verify=False) is None]  # checked above
             if missing:
                 raise UsageError(f"shard {missing[0].name} is not finished")
             config = _assemble(engine, ctx, spec, shards, work)
@@ -180,7 +178,7 @@ def _discard(work: Path, keep: bool) -> None:
 def check_feasible(spec: DatasetSpec, ctx: TaskContext, engine: Engine) -> None:
     """Build the first row of every (split, k, noise) before any work; UsageError if one cannot be built.
 
-    The rows are built by the engine's workers, so this process never loads the templates.
+    The rows are built by the engine's workers.
     """
     probe = replace(ctx, formats=(), fault=None)
     tasks = [Task(-1, f.number, (i * f.rows_per_k,)) for f in ctx.files for i in range(len(f.ks))]
@@ -209,8 +207,7 @@ def _generate(engine: Engine, ctx: TaskContext, shards: list[Shard], work: Path,
     tasks = (Task(n, s.file.number, r) for n, (s, r) in
              enumerate((s, r) for s in shards for r in blocks(s, task_size(max(s.file.ks)))))
     done = total - len(shards)
-    bar = tqdm(total=sum(s.rows for s in shards), unit="story", disable=not progress or not sys.stderr.isatty(),
-               desc=f"{engine.describe()}: shards {done}/{total}", smoothing=0.1)
+    bar = _progress_bar(progress, sum(s.rows for s in shards), f"{engine.describe()}: shards {done}/{total}")
     results = engine.imap(run_task, ctx, tasks)
     try:
         for shard in shards:
@@ -220,6 +217,28 @@ def _generate(engine: Engine, ctx: TaskContext, shards: list[Shard], work: Path,
     finally:
         bar.close()
         results.close()
+
+
+class _NoBar:
+    """What the writer calls on a progress bar, doing nothing (no terminal, or --quiet)."""
+
+    def update(self, n: int) -> None:
+        """Count ``n`` more rows."""
+
+    def set_description(self, text: str) -> None:
+        """Change the label."""
+
+    def close(self) -> None:
+        """Finish."""
+
+
+def _progress_bar(progress: bool, total: int, desc: str):
+    """A tqdm bar on a terminal, else a bar that does nothing (tqdm is then never imported: start-up time)."""
+    if not progress or not sys.stderr.isatty():
+        return _NoBar()
+    from tqdm import tqdm
+
+    return tqdm(total=total, unit="story", desc=desc, smoothing=0.1)
 
 
 def _write_shard(shard: Shard, ctx: TaskContext, work: Path, results, bar) -> None:
@@ -245,7 +264,7 @@ def _write_shard(shard: Shard, ctx: TaskContext, work: Path, results, bar) -> No
             bar.update(result.rows)
     for w in writers.values():
         w.close()
-    mf.write_part(work, shard, ctx.formats, labels, heldout, heldout_in_train, text)
+    mf.write_part(work, shard, {fmt: w.sha256 for fmt, w in writers.items()}, labels, heldout, heldout_in_train, text)
 
 
 def _assemble(engine: Engine, ctx: TaskContext, spec: DatasetSpec, shards: list[Shard], work: Path) -> dict:
@@ -261,7 +280,7 @@ def _assemble(engine: Engine, ctx: TaskContext, spec: DatasetSpec, shards: list[
     text: dict = {}
     sha: dict[str, dict[str, str]] = {}
     for s in shards:
-        part = mf.read_part(work, s, ctx.formats)
+        part = mf.read_part(work, s, ctx.formats, verify=False)
         sha[s.name] = part["sha256"]
         add_counts(text, part["text"])
         labels[s.file.number].update(part["labels"])
@@ -298,8 +317,7 @@ def _assemble(engine: Engine, ctx: TaskContext, spec: DatasetSpec, shards: list[
                 add_counts(text, r.text, sign)
                 patterns.add(f, r.patterns, sign)
         for fmt, name in mf.shard_files(shard, ctx.formats).items():
-            rewrite_shard(work / name, fmt, shard.start, _by_row(new))
-            sha[shard.name][fmt] = mf.sha256_file(work / name)
+            sha[shard.name][fmt] = rewrite_shard(work / name, fmt, shard.start, _by_row(new))
     entries = [e for s in shards for e in mf.manifest_entries(s, ctx.formats, sha[s.name])]
     (work / "manifest.json").write_text(json.dumps({"generator": "clutrr", "version": __version__, "seed": spec.seed,
                                                     "files": entries}, indent=1) + "\n", encoding="utf-8")

@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Callable
 
 from clutrr.errors import UsageError
-from clutrr.io.csv_format import COLUMNS
-from clutrr.io.rows import CsvLine, TaskResult
+from clutrr.io.csv_format import COLUMNS, csv_line
+from clutrr.io.rows import TaskResult
 
 FORMATS = ("csv", "jsonl", "parquet")
 ROW_GROUP = 10_000  # Parquet rows per row group, whatever the task size
@@ -44,21 +44,29 @@ def parse_formats(text: str) -> tuple[str, ...]:
 
 
 class TextShard:
-    """CSV or JSONL: one line (or CSV record) per row, with a header for CSV."""
+    """CSV or JSONL: one line (or CSV record) per row, with a header for CSV. The rows come
+    encoded; the file's sha256 is taken as it is written (``sha256`` once closed)."""
 
     def __init__(self, path: Path, fmt: str) -> None:
         self.fmt = fmt
-        self._fh = open(path, "w", newline="", encoding="utf-8")
+        self._fh = open(path, "wb", buffering=1 << 20)
+        self._hash = hashlib.sha256()
+        self.sha256: str | None = None
         if fmt == "csv":
-            csv.writer(self._fh, lineterminator="\n").writerow(["", *COLUMNS])
+            self._put(csv_line(["", *COLUMNS]).encode())
+
+    def _put(self, data: bytes) -> None:
+        self._fh.write(data)
+        self._hash.update(data)
 
     def write(self, result: TaskResult) -> None:
         """Append the result's rows."""
-        self._fh.writelines(result.csv if self.fmt == "csv" else result.jsonl)
+        self._put(b"".join(result.csv if self.fmt == "csv" else result.jsonl))
 
     def close(self) -> None:
         """Finish the file."""
         self._fh.close()
+        self.sha256 = self._hash.hexdigest()
 
 
 class ParquetShard:
@@ -69,6 +77,8 @@ class ParquetShard:
 
         from clutrr.io.schema import arrow_schema
 
+        self.path = path
+        self.sha256: str | None = None
         self.schema = arrow_schema()
         self._writer = pq.ParquetWriter(path, self.schema, compression="zstd")
         self._buffer: list[dict] = []
@@ -90,6 +100,7 @@ class ParquetShard:
         if self._buffer:
             self._flush(self._buffer)
         self._writer.close()
+        self.sha256 = sha256_file(self.path)
 
 
 WRITERS: dict[str, Callable[[Path, str], TextShard | ParquetShard]] = {
@@ -110,7 +121,7 @@ def _old_rows(path: Path, fmt: str):
             next(reader)
             yield from reader
     elif fmt == "jsonl":
-        with open(path, encoding="utf-8") as fh:
+        with open(path, "rb") as fh:
             yield from fh
     else:
         import pyarrow.parquet as pq
@@ -120,20 +131,20 @@ def _old_rows(path: Path, fmt: str):
             yield from pf.read_row_group(i).to_pylist()
 
 
-def rewrite_shard(path: Path, fmt: str, start: int, new_rows: dict[int, TaskResult]) -> None:
+def rewrite_shard(path: Path, fmt: str, start: int, new_rows: dict[int, TaskResult]) -> str:
     """Rewrite shard file ``path`` (first row at position ``start``), putting ``new_rows``
-    (position -> a one-row result) in place of the old rows at those positions."""
+    (position -> a one-row result) in place of the old rows at those positions; returns its new sha256."""
     tmp = path.with_name(path.name + ".rewrite")
     writer = open_shard(tmp, fmt)
-    line = CsvLine()
     for pos, old in enumerate(_old_rows(path, fmt), start):
         if pos in new_rows:
             writer.write(new_rows[pos])
         elif fmt == "csv":
-            writer.write(TaskResult(None, csv=[line(old)]))
+            writer.write(TaskResult(None, csv=[csv_line(old).encode()]))
         elif fmt == "jsonl":
             writer.write(TaskResult(None, jsonl=[old]))
         else:
             writer.write(TaskResult(None, records=[old]))
     writer.close()
     os.replace(tmp, path)
+    return writer.sha256

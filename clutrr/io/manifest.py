@@ -34,12 +34,11 @@ def part_paths(work: Path, shard: Shard) -> tuple[Path, Path, Path]:
     return tuple(folder / f"{shard.name}{ext}" for ext in (".json", ".hashes", ".patterns"))
 
 
-def write_part(work: Path, shard: Shard, formats: tuple[str, ...], labels: Counter, heldout: int,
+def write_part(work: Path, shard: Shard, sha256: dict[str, str], labels: Counter, heldout: int,
                heldout_in_train: int, text: dict) -> None:
-    """Record a finished shard (its files must be closed)."""
+    """Record a finished shard (its files closed, ``sha256`` their digests by format)."""
     record = {
-        "shard": shard.name, "rows": shard.rows,
-        "sha256": {fmt: sha256_file(work / name) for fmt, name in shard_files(shard, formats).items()},
+        "shard": shard.name, "rows": shard.rows, "sha256": sha256,
         "labels": dict(sorted(labels.items())), "heldout": heldout, "heldout_in_train": heldout_in_train,
         "text": text,
     }
@@ -49,8 +48,10 @@ def write_part(work: Path, shard: Shard, formats: tuple[str, ...], labels: Count
     os.replace(tmp, path)
 
 
-def read_part(work: Path, shard: Shard, formats: tuple[str, ...]) -> dict | None:
-    """The shard's part record if the shard is finished and its files are intact, else None."""
+def read_part(work: Path, shard: Shard, formats: tuple[str, ...], verify: bool = True) -> dict | None:
+    """The shard's part record if the shard is finished and its files are intact, else None.
+
+    ``verify=False`` skips hashing the files (for shards this run wrote or already checked)."""
     path, hashes, patterns = part_paths(work, shard)
     if not (path.exists() and hashes.exists() and patterns.exists()):
         return None
@@ -59,7 +60,7 @@ def read_part(work: Path, shard: Shard, formats: tuple[str, ...]) -> dict | None
         return None
     for fmt, name in shard_files(shard, formats).items():
         file = work / name
-        if not file.exists() or record["sha256"].get(fmt) != sha256_file(file):
+        if not file.exists() or fmt not in record["sha256"] or verify and record["sha256"][fmt] != sha256_file(file):
             return None
     return record
 

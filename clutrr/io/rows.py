@@ -7,9 +7,7 @@ row's label and pattern for the statistics. It never ships family or chain objec
 """
 from __future__ import annotations
 
-import csv
 import hashlib
-import io
 import json
 import os
 from collections import Counter
@@ -18,11 +16,17 @@ from pathlib import Path
 
 from clutrr.core.generator import GenerationError, GeneratorConfig, banks, make_example, pattern_heldout
 from clutrr.core.kb import load_kb
-from clutrr.io.csv_format import row_fields
+from clutrr.io.csv_format import csv_line, row_fields
 from clutrr.io.shards import LogicalFile
 from clutrr.render.measures import TextTally
 
+try:  # optional (pip install 'clutrr[fast]'): the same bytes, several times faster
+    import orjson
+except ImportError:  # pragma: no cover - depends on the environment
+    orjson = None
+
 FAULT_ENV = "CLUTRR_FAULT_ONCE"
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 
 
 @dataclass(frozen=True)
@@ -51,8 +55,8 @@ class TaskResult:
     """Finished rows of a task, in the task's order."""
 
     task: Task
-    csv: list[str] = field(default_factory=list)
-    jsonl: list[str] = field(default_factory=list)
+    csv: list[bytes] = field(default_factory=list)  # UTF-8 lines, encoded by the worker
+    jsonl: list[bytes] = field(default_factory=list)
     records: list[dict] = field(default_factory=list)
     hashes: list[bytes] = field(default_factory=list)  # 16 bytes per row
     labels: Counter = field(default_factory=Counter)
@@ -75,20 +79,6 @@ class RowFailure(Exception):
         self.k, self.noise, self.split = k, noise, split
 
 
-class CsvLine:
-    """Encode one CSV record (a list of cells) exactly as the dataset's CSV writer does."""
-
-    def __init__(self) -> None:
-        self._buf = io.StringIO()
-        self._writer = csv.writer(self._buf, lineterminator="\n")
-
-    def __call__(self, cells: list) -> str:
-        self._buf.seek(0)
-        self._buf.truncate()
-        self._writer.writerow(cells)
-        return self._buf.getvalue()
-
-
 def fault_from_env() -> tuple[int, str] | None:
     """Test hook: ``CLUTRR_FAULT_ONCE=N:PATH`` makes the worker running task N exit abruptly
     once (it creates PATH, and a retry finds it). Used to prove that retries give the same bytes."""
@@ -105,6 +95,17 @@ def prepare(ctx: TaskContext) -> None:
     banks(ctx.config, ctx.seed)
 
 
+def json_line(record: dict) -> bytes:
+    """A JSONL line in UTF-8: compact JSON with non-ASCII text kept. orjson, when installed,
+    writes exactly these bytes (the tests compare both); integers beyond 64 bits go to ``json``."""
+    if orjson is not None:
+        try:
+            return orjson.dumps(record) + b"\n"
+        except TypeError:
+            pass
+    return (_COMPACT.encode(record) + "\n").encode()
+
+
 def story_hash(story: str) -> bytes:
     """The 128-bit key under which stories are de-duplicated."""
     return hashlib.blake2b(story.encode(), digest_size=16).digest()
@@ -117,7 +118,6 @@ def run_task(ctx: TaskContext, task: Task) -> TaskResult:
         os._exit(3)
     f = ctx.files[task.file]
     out = TaskResult(task)
-    line = CsvLine()
     tally = None  # made after the first example, so a bad KB is reported as such
     attempts = task.attempts or (0,) * len(task.positions)
     for pos, attempt in zip(task.positions, attempts):
@@ -127,9 +127,9 @@ def run_task(ctx: TaskContext, task: Task) -> TaskResult:
         except GenerationError:
             raise RowFailure(k, f.noise, f.split) from None
         if "csv" in ctx.formats:
-            out.csv.append(line([pos, *row_fields(ex.row)]))
+            out.csv.append(csv_line([pos, *row_fields(ex.row)]).encode())
         if "jsonl" in ctx.formats:
-            out.jsonl.append(json.dumps(ex.record, ensure_ascii=False) + "\n")
+            out.jsonl.append(json_line(ex.record))
         if "parquet" in ctx.formats:
             out.records.append(ex.record)
         out.hashes.append(story_hash(ex.row.story))
@@ -144,12 +144,10 @@ def run_task(ctx: TaskContext, task: Task) -> TaskResult:
     return out
 
 
-_NOT_COUNTS = ("banks", "_own")
-
-
 def tally_counts(tally: TextTally) -> dict:
-    """The additive counts of a text tally (what a worker sends back)."""
-    return {k: dict(v) if isinstance(v, dict) else v for k, v in vars(tally).items() if k not in _NOT_COUNTS}
+    """The additive counts of a text tally (what a worker sends back): its public attributes but the banks."""
+    return {k: dict(v) if isinstance(v, dict) else v for k, v in vars(tally).items()
+            if k != "banks" and not k.startswith("_")}
 
 
 def add_counts(total: dict, counts: dict, sign: int = 1) -> None:

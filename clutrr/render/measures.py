@@ -2,6 +2,12 @@
 ``Example.record``): how much of each chain the bank's own templates cover, the share of
 pieces filled from the fallback bank, the share of chain facts told inside multi-fact
 pieces, self-possessives ("[X] ... [X]'s" in one sentence) and templates used twice.
+
+A story is a sequence of pieces, each a rendering of one template whose slots name
+distinct people and which ends a sentence, so a story has a self-possessive exactly when
+one of its templates does. That is worked out once per template (from the template's own
+tokens), not by tokenising every story; a record naming a template the banks lack is
+tokenised as before.
 """
 from __future__ import annotations
 
@@ -10,7 +16,7 @@ from pathlib import Path
 from typing import Iterable
 
 from clutrr.render.statements import self_possessives, tokenize
-from clutrr.render.templates import Bank
+from clutrr.render.templates import Bank, Template
 
 MULTI_FACT_KS = range(4, 11)
 SAMPLE_KS = range(2, 11)
@@ -18,6 +24,33 @@ SAMPLE_KS = range(2, 11)
 
 def _share(part: int, whole: int) -> float | None:
     return round(part / whole, 4) if whole else None
+
+
+_SELF_POSSESSIVE: dict[str, bool] = {}  # template id (a hash of its text) -> its flag
+
+
+def template_self_possessive(t: Template) -> bool:
+    """Whether the template, rendered with one distinct name per slot, names someone and then
+    that person's possessive in one sentence ("[X] lent [X]'s car")."""
+    hit = _SELF_POSSESSIVE.get(t.id)
+    if hit is None:
+        names = [f"[P{i}]" for i in range(4)]
+        text = t.render(names, [0] * 4)
+        hit = _SELF_POSSESSIVE[t.id] = bool(self_possessives(tokenize(text, [0] * 4, {n[1:-1]: i for i, n in
+                                                                                       enumerate(names)}), text))
+    return hit
+
+
+def known_self_possessives(flags: dict[str, bool]) -> None:
+    """Take template flags worked out before (by another process, kept in the compiled bank cache)."""
+    _SELF_POSSESSIVE.update(flags)
+
+
+def story_self_possessive(rec: dict) -> bool:
+    """Whether a story record's text has a self-possessive, by tokenising the whole story."""
+    names = {p["name"]: i for i, p in enumerate(rec["people"])}
+    story = rec["story"]
+    return bool(self_possessives(tokenize(story, [0] * len(names), names), story))
 
 
 class TextTally:
@@ -30,26 +63,28 @@ class TextTally:
         self.chain_facts = self.multi_facts = 0
         self.spans = {1: 0, 2: 0, 3: 0}
         self.covered = {1: 0, 2: 0, 3: 0}
-        self._own: dict[tuple, bool] = {}
 
-    def _covers(self, split: str, clause: tuple[str, ...], head: str) -> bool:
-        key = (split, clause, head)
-        hit = self._own.get(key)
-        if hit is None:
-            bank = self.banks[split]
-            hit = self._own[key] = any(t.id not in bank.fallback_ids for t in bank.choices(clause, head))
-        return hit
+    def _self_possessive(self, split: str, ids: list[str], rec: dict) -> bool:
+        flags = _SELF_POSSESSIVE
+        by_id = None
+        for i in ids:
+            hit = flags.get(i)
+            if hit is None:
+                by_id = by_id or self.banks[split].by_id()
+                if i not in by_id:  # a template the banks lack: read the story itself
+                    return story_self_possessive(rec)
+                hit = template_self_possessive(by_id[i])
+            if hit:
+                return True
+        return False
 
     def add(self, rec: dict) -> None:
         """Count one story record."""
         k, split = rec["k"], rec["split"]
         people, edges, pieces = rec["people"], rec["edges"], rec["pieces"]
         self.stories += 1
-        names = {p["name"]: i for i, p in enumerate(people)}
-        story = rec["story"]
-        if self_possessives(tokenize(story, [0] * len(people), names), story):
-            self.self_possessive += 1
         ids = [p["template"] for p in pieces]
+        self.self_possessive += self._self_possessive(split, ids, rec)
         self.reused += len(set(ids)) < len(ids)
         self.pieces += len(pieces)
         fallback = self.banks[split].fallback_ids
@@ -62,10 +97,11 @@ class TextTally:
                     self.multi_facts += len(chain)
         words = [edges[i]["relation"] for i in range(k)]
         heads = [people[edges[i]["head"]]["gender"] for i in range(k)]
+        has_own = self.banks[split].has_own
         for n in self.spans:
             for i in range(k - n + 1):
                 self.spans[n] += 1
-                self.covered[n] += self._covers(split, tuple(words[i:i + n]), heads[i])
+                self.covered[n] += has_own(tuple(words[i:i + n]), heads[i])
 
     def summary(self) -> dict:
         """The measures as plain data (shares rounded to 4 places; None when nothing was counted)."""

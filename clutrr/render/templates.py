@@ -95,8 +95,10 @@ class Template:
             object.__setattr__(self, "parts", compile_text(normalise(self.text)))
         return self.parts
 
-    def _compile_plan(self) -> tuple:
+    def compile_plan(self) -> tuple:
         """(leading text, ((entity, forms or None, following text), ...)) for :meth:`render`."""
+        if self._plan:
+            return self._plan
         head, slots = "", []
         for part in self.compiled():
             if isinstance(part, str):
@@ -112,7 +114,7 @@ class Template:
 
     def render(self, names: list[str], genders: list[int]) -> str:
         """The text with entity i named ``names[i]`` and gendered by ``genders[i]`` (0 male, 1 female)."""
-        head, slots = self._plan or self._compile_plan()
+        head, slots = self._plan or self.compile_plan()
         out = [head]
         for ent, forms, tail in slots:
             out.append(names[ent] if forms is None else forms[genders[ent]])
@@ -146,6 +148,10 @@ class Bank:
             self.by_clause.setdefault(t.clause, []).append(t)
         self.max_len = max((len(c) for c in self.by_clause), default=0)
         self._choices: dict[tuple[tuple[str, ...], str], list[Template]] = {}
+        self.covers: dict[tuple, tuple] = {}  # cover tables of clutrr.render.stitching.sample_cover
+        self._own: dict[tuple[tuple[str, ...], str], bool] = {}
+        self._ids: dict[tuple[tuple[str, ...], str], frozenset[str]] = {}
+        self._by_id: dict[str, Template] | None = None
 
     def __len__(self) -> int:
         return sum(len(v) for v in self.by_clause.values())
@@ -161,6 +167,28 @@ class Bank:
         if hit is None:
             hit = self._choices[key] = [t for t in self.by_clause.get(clause, ()) if t.fits(head_gender)]
         return hit
+
+    def choice_ids(self, clause: tuple[str, ...], head_gender: str) -> frozenset[str]:
+        """The ids of :meth:`choices` (kept: one set per clause and gender)."""
+        key = (clause, head_gender)
+        hit = self._ids.get(key)
+        if hit is None:
+            hit = self._ids[key] = frozenset(t.id for t in self.choices(clause, head_gender))
+        return hit
+
+    def has_own(self, clause: tuple[str, ...], head_gender: str) -> bool:
+        """Whether a template of the bank itself (not one filled from a fallback) fits."""
+        key = (clause, head_gender)
+        hit = self._own.get(key)
+        if hit is None:
+            hit = self._own[key] = any(t.id not in self.fallback_ids for t in self.choices(clause, head_gender))
+        return hit
+
+    def by_id(self) -> dict[str, Template]:
+        """Id -> template (built on first use)."""
+        if self._by_id is None:
+            self._by_id = {t.id: t for t in self.templates()}
+        return self._by_id
 
     def split(self, seed: int, test_fraction: float = 0.2) -> tuple["Bank", "Bank"]:
         """A fixed, seeded (train, test) split of each clause's templates.

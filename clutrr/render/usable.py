@@ -4,21 +4,26 @@ clauses it lacks filled in from a fallback bank.
 Flagging a bank (:func:`clutrr.render.bank_check.flag_entries`) takes a few seconds, so the
 ids of the dropped templates are cached in a user cache folder (``$CLUTRR_CACHE_DIR``, else
 ``$XDG_CACHE_HOME/clutrr``, else ``~/.cache/clutrr``), keyed by a hash of the templates and
-of the checker's source. The cache only saves time: a missing or unwritable folder gives the
-same templates, and nothing is ever written into the installed package.
+of the checker's source. The usable bank itself is cached there too, compiled (each
+template's text split into literals and slots, and its self-possessive flag worked out),
+keyed by the bytes of the bank's files, of the KB file and of the code that reads them: a
+process then loads the bank without parsing YAML or compiling a template. The caches only
+save time: a missing or unwritable folder gives the same templates, and nothing is ever
+written into the installed package.
 """
 from __future__ import annotations
 
 import hashlib
 import json
 import os
+import pickle
 from collections import Counter
 from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 
-from clutrr.core.kb import GENDERS, load_kb
-from clutrr.render.templates import Bank, Template, load_bank
+from clutrr.core.kb import GENDERS, load_kb, resolve_kb_path
+from clutrr.render.templates import Bank, Template, bank_paths, load_bank
 
 NO_FALLBACK = "none"
 _CHECKER_SOURCES = ("statements.py", "bank_check.py", "usable.py")
@@ -53,6 +58,17 @@ def _flag(templates: list[Template], kb_name: str) -> dict[str, list[str]]:
     return {i: sorted(r) for i, r in sorted(dropped.items())}
 
 
+def _store(path: Path, data: bytes) -> None:
+    """Write a cache file atomically; a folder that cannot be written is no error."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+    except OSError:
+        pass
+
+
 def dropped_rules(templates: list[Template], kb_name: str = "kinship") -> dict[str, list[str]]:
     """Id -> the rules it breaks, for every template the generator drops (cached on disk)."""
     path = cache_dir() / f"flags-{_key(templates, kb_name)}.json"
@@ -61,13 +77,7 @@ def dropped_rules(templates: list[Template], kb_name: str = "kinship") -> dict[s
     except (OSError, ValueError):
         pass
     table = _flag(templates, kb_name)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(table), encoding="utf-8")
-        os.replace(tmp, path)
-    except OSError:
-        pass
+    _store(path, json.dumps(table).encode())
     return table
 
 
@@ -75,11 +85,55 @@ def _without(bank: Bank, drop: dict[str, list[str]], name: str) -> Bank:
     return Bank([t for t in bank.templates() if t.id not in drop], name)
 
 
+_COMPILED_SOURCES = (*_CHECKER_SOURCES, "templates.py", "measures.py", "amt_templates.py")
+
+
+def _compiled_key(source: str, kb_name: str) -> str | None:
+    """A hash of everything the usable bank is made of, or None when a file cannot be read."""
+    from clutrr.render.amt_templates import amt_pair
+
+    here = Path(__file__).resolve().parent
+    h = hashlib.blake2b(f"{source}\x1f{kb_name}".encode(), digest_size=16)
+    pair = amt_pair(source)
+    try:
+        for path in (*(here / name for name in _COMPILED_SOURCES), resolve_kb_path(kb_name),
+                     *(pair if pair is not None else bank_paths(source))):
+            h.update(f"\x1f{path}\x1e".encode())
+            h.update(path.read_bytes())
+    except OSError:
+        return None
+    return h.hexdigest()
+
+
 @lru_cache(maxsize=8)
 def usable_bank(source: str, kb_name: str = "kinship") -> Bank:
     """The bank ``source`` (see :func:`~clutrr.render.templates.load_bank`) without the templates
     the checker flags; ``dropped`` counts them per rule (a template once per rule) and in
-    ``total``. A train/test pair keeps its holdout, both halves filtered."""
+    ``total``. A train/test pair keeps its holdout, both halves filtered. Read from the
+    compiled cache when it holds this bank."""
+    from clutrr.render.measures import template_self_possessive, known_self_possessives
+
+    key = _compiled_key(source, kb_name)
+    path = cache_dir() / f"bank-{key}.pickle"
+    if key is not None:
+        try:
+            bank, flags = pickle.loads(path.read_bytes())
+            known_self_possessives(flags)
+            return bank
+        except Exception:  # missing, unreadable or stale: build the bank again
+            pass
+    bank = _usable_bank(source, kb_name)
+    templates = bank.templates() + [t for part in bank.holdout or () for t in part.templates()]
+    flags = {}
+    for t in templates:
+        t.compile_plan()
+        flags[t.id] = template_self_possessive(t)
+    if key is not None:
+        _store(path, pickle.dumps((bank, flags), protocol=pickle.HIGHEST_PROTOCOL))
+    return bank
+
+
+def _usable_bank(source: str, kb_name: str) -> Bank:
     bank = load_bank(source)
     drop = dropped_rules(bank.templates(), kb_name)
     counts = Counter(r for rules in drop.values() for r in rules)
