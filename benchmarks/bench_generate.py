@@ -141,7 +141,7 @@ def big(rows: int, ks: str, workers: int, formats: str) -> None:
     print(f"{total:,} rows (k={ks}, clean, default templates, {workers} workers, {formats}): "
           f"wall {r['wall_s']:.0f} s, CPU {r['cpu_s']:.0f} s ({total / r['cpu_s']:.0f} stories/CPU-s), "
           f"peak RSS {r['peak_rss_mb']:.0f} MB (all processes), largest process {r['max_process_rss_mb']:.0f} MB")
-    print(f"duplicate stories replaced: {dups} ({dups / total * 1e6:.1f} per 10^6 rows), rounds' rows "
+    print(f"duplicate stories replaced: {dups} ({dups / total * 1e6:.1f} per 10^6 rows), rows changed "
           f"{checks['rows_replaced']}")
 
 
