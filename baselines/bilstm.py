@@ -5,7 +5,12 @@ from dataclasses import dataclass
 from typing import Any, Iterator
 
 import numpy as np
-import torch
+
+from clutrr.baselines import require_torch
+
+require_torch()
+
+import torch  # noqa: E402
 from torch import nn
 
 from clutrr.baselines.data import Story

@@ -95,7 +95,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import torch
+
+from clutrr.baselines import require_torch
+
+require_torch()
+
+import torch  # noqa: E402
 from tqdm import tqdm
 
 from clutrr.baselines.data import LabelVocab, Story

@@ -7,7 +7,12 @@ model's placeholders are), so no node identity carries over between stories.
 from __future__ import annotations
 
 import numpy as np
-import torch
+
+from clutrr.baselines import require_torch
+
+require_torch()
+
+import torch  # noqa: E402
 from torch_geometric.data import Batch, Data
 
 from clutrr.baselines.data import Story, story_rng

@@ -18,7 +18,12 @@ from pathlib import Path
 from typing import Any, Iterator
 
 import numpy as np
-import torch
+
+from clutrr.baselines import require_torch
+
+require_torch()
+
+import torch  # noqa: E402
 import torch.nn.functional as F
 from torch import nn
 

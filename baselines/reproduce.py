@@ -20,6 +20,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from clutrr.baselines import require_torch
 from clutrr.baselines.experiments import BY_SLUG, EXPERIMENTS, GENERATED, RELEASE_SOURCE, RELEASED, ROBUSTNESS, folder_name
 from clutrr.baselines.results import write_json
 from clutrr.errors import UsageError
@@ -118,6 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--only", default=",".join(STEPS), help=f"comma-separated steps from {', '.join(STEPS)}")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     args = p.parse_args(argv)
+    require_torch(main=True)
     release, results = Path(args.release), Path(args.results)
     progress = not args.quiet and sys.stderr.isatty()
     try:

@@ -10,7 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import torch
+
+from clutrr.baselines import require_torch
+
+require_torch()
+
+import torch  # noqa: E402
 
 from clutrr.baselines.data import Story, story_rng
 from clutrr.baselines.graphs import draw_entities

@@ -25,7 +25,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-import torch
+from clutrr.baselines import require_torch
+
+require_torch(main=__name__ == "__main__")
+
+import torch  # noqa: E402
 import yaml
 
 from clutrr.baselines.data import Dataset, LabelVocab, TestSplit, load_dataset, load_tests, split_validation
