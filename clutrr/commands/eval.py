@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from clutrr.errors import UsageError
+from clutrr.io.staging import check_output
 from clutrr.eval.data import load_eval_set
 from clutrr.eval.models import load_callable, predict_with_callable, predict_with_endpoint
 from clutrr.eval.published import published, references
@@ -73,11 +74,7 @@ def _check_args(args: argparse.Namespace) -> None:
     if args.concurrency < 1 or args.retries < 0 or args.timeout <= 0 or args.backoff < 0:
         raise UsageError("--concurrency must be >= 1, --retries and --backoff >= 0, --timeout > 0")
     if args.out:
-        out = Path(args.out)
-        if out.exists() and not out.is_dir():
-            raise UsageError(f"output path {out} exists and is not a directory")
-        if out.is_dir() and any(out.iterdir()) and not args.force:
-            raise UsageError(f"output directory {out} exists and is not empty (use --force)")
+        check_output(Path(args.out), args.force)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -146,11 +146,11 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def main(argv: list[str] | None = None, prog: str | None = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     """Entry point of ``python generate.py`` and the ``clutrr-generate`` script."""
     from clutrr.cli import _Parser, run_command
 
-    parser = _Parser(prog=prog or os.path.basename(sys.argv[0]) or "generate.py", description=HELP)
+    parser = _Parser(prog=os.path.basename(sys.argv[0]) or "generate.py", description=HELP)
     add_arguments(parser)
     args = parser.parse_args(argv)
     return run_command(run, args, parser.prog)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from clutrr.commands.generate import parse_ks
 from clutrr.errors import UsageError
+from clutrr.io.staging import check_output
 
 NAME = "robustness"
 HELP = "train or query a model on the four training-noise settings (or k=2,3 / 2,3,4) and fill the paper's matrix"
@@ -68,8 +69,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("give either --model or --predictions")
     if args.predictions and not args.data:
         raise UsageError("--predictions needs --data: the folder whose test files they answer")
-    if args.out and Path(args.out).is_dir() and any(Path(args.out).iterdir()) and not args.force:
-        raise UsageError(f"output directory {args.out} exists and is not empty (use --force)")
+    if args.out:
+        check_output(Path(args.out), args.force)
     plan = _plan(args)
     target = _resolve(args.model) if args.model else None
     overrides = _overrides(args)

@@ -9,10 +9,10 @@ output that is renamed into place when everything is written; see ``docs/scale.m
 """
 from __future__ import annotations
 
+import bisect
 import json
 import shutil
 import sys
-import tempfile
 from collections import Counter
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -27,7 +27,7 @@ from clutrr.io.dedupe import PatternCounts, StoryHashes, bucket_count, hash_reco
 from clutrr.io.formats import open_shard, rewrite_shard
 from clutrr.io.rows import (RowFailure, Task, TaskContext, TaskResult, add_counts, fault_from_env, prepare, run_task,
                             text_measures)
-from clutrr.render.measures import text_summary
+from clutrr.render.measures import bank_facts
 from clutrr.io.shards import LogicalFile, Shard, blocks, plan_shards
 from clutrr.io.staging import PARTIAL_STAMP, partial_dir, replace_dir, staging_dir
 
@@ -138,9 +138,6 @@ def write_dataset(spec: DatasetSpec, out: str | Path, workers: int = 1, force: b
             _generate(engine, ctx, todo, work, run.progress, len(mine))
             if run.shard is not None:
                 return {"shards": len(mine), "generated": len(todo), "rows": sum(s.rows for s in mine), "work": str(work)}
-            missing = [s for s in shards if mf.read_part(work, s, formats, verify=False) is None]  # checked above
-            if missing:
-                raise UsageError(f"shard {missing[0].name} is not finished")
             config = _assemble(engine, ctx, spec, shards, work)
         config["arguments"] = args or {}
         (work / "config.json").write_text(json.dumps(config, indent=1) + "\n", encoding="utf-8")
@@ -176,17 +173,15 @@ def _discard(work: Path, keep: bool) -> None:
 
 
 def check_feasible(spec: DatasetSpec, ctx: TaskContext, engine: Engine) -> None:
-    """Build the first row of every (split, k, noise) before any work; UsageError if one cannot be built.
+    """Build the first row of every (split, k, noise) before any work; RowFailure if one cannot be built
+    (``write_dataset`` turns it into the one-line error of :func:`infeasible`).
 
     The rows are built by the engine's workers.
     """
     probe = replace(ctx, formats=(), fault=None)
     tasks = [Task(-1, f.number, (i * f.rows_per_k,)) for f in ctx.files for i in range(len(f.ks))]
-    try:
-        for _ in engine.imap(run_task, probe, tasks):
-            pass
-    except RowFailure as exc:
-        raise infeasible(spec, exc.k, exc.noise, exc.split) from None
+    for _ in engine.imap(run_task, probe, tasks):
+        pass
 
 
 def infeasible(spec: DatasetSpec, k: int, noise: str, split: str) -> UsageError:
@@ -376,14 +371,8 @@ def _by_row(results: list[TaskResult]) -> dict[int, TaskResult]:
 
 
 def _file_of(files: list[LogicalFile], g: int) -> LogicalFile:
-    lo, hi = 0, len(files) - 1
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if files[mid].offset <= g:
-            lo = mid
-        else:
-            hi = mid - 1
-    return files[lo]
+    """The file holding global row ``g`` (the last file starting at or before it)."""
+    return files[bisect.bisect_right([f.offset for f in files], g) - 1]
 
 
 def _config(spec, ctx, files, shards, labels, heldout, file_patterns, split_patterns, checks, templates, text) -> dict:
@@ -413,8 +402,7 @@ def _config(spec, ctx, files, shards, labels, heldout, file_patterns, split_patt
 
 def bank_summaries(ctx: TaskContext, spec: DatasetSpec) -> tuple[dict, dict]:
     """The template holdout and the text section's bank facts (its measures come from the rows)."""
-    with tempfile.TemporaryDirectory() as empty:  # no records: the measures are summed from the workers' tallies
-        return template_split(spec), text_summary(spec.config, spec.seed, empty)
+    return template_split(spec), bank_facts(spec.config, spec.seed)
 
 
 def template_split(spec: DatasetSpec) -> dict:

@@ -43,8 +43,6 @@ FIELDS: dict[str, Type] = {
     "target_template": "str",
 }
 
-CHAIN_EDGE_NOISE = "none"
-
 
 def _json(t: Type) -> dict:
     if isinstance(t, str):

@@ -69,12 +69,17 @@ def partial_dir(target: Path, force: bool, fingerprint: dict) -> Path:
     return path
 
 
-def _check_target(target: Path, force: bool) -> Path:
-    """The parent folder of ``target`` (created), after checking the target may be written."""
+def check_output(target: Path, force: bool) -> None:
+    """UsageError unless ``target`` may become an output folder: absent, an empty folder, or ``force``."""
     if target.exists() and not target.is_dir():
         raise UsageError(f"output path {target} exists and is not a directory")
     if target.is_dir() and any(target.iterdir()) and not force:
         raise UsageError(f"output directory {target} exists and is not empty (use --force)")
+
+
+def _check_target(target: Path, force: bool) -> Path:
+    """The parent folder of ``target`` (created), after checking the target may be written."""
+    check_output(target, force)
     parent = target.parent if str(target.parent) else Path(".")
     try:
         parent.mkdir(parents=True, exist_ok=True)

@@ -11,8 +11,6 @@ tokenised as before.
 """
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Iterable
 
 from clutrr.render.statements import self_possessives, tokenize
@@ -121,24 +119,17 @@ def filled_clauses(bank: Bank) -> list[str]:
     return [f"{w} (A {g})" for w, g in sorted(by_clause)]
 
 
-def text_summary(config, seed: int, folder: str | Path) -> dict:
-    """What ``config.json`` reports about the text of the dataset in ``folder`` (its
-    ``*.jsonl`` records): the banks, templates dropped by the checker, clauses filled from
-    the fallback, and the :class:`TextTally` measures."""
+def bank_facts(config, seed: int) -> dict:
+    """What ``config.json`` reports about the banks behind a dataset's text: the banks,
+    templates dropped by the checker and clauses filled from the fallback (the measures of
+    the stories themselves are summed from the workers' :class:`TextTally` counts)."""
     from clutrr.core.generator import banks
     from clutrr.render.usable import usable_bank
 
-    parts = banks(config, seed)
-    tally = TextTally(parts)
-    for path in sorted(Path(folder).glob("*.jsonl")):
-        with open(path, encoding="utf-8") as fh:
-            for line in fh:
-                tally.add(json.loads(line))
     return {
         "templates": config.templates, "fallback_templates": config.fallback_templates,
         "dropped_templates": usable_bank(config.templates, config.kb).dropped,
-        "filled_from_fallback": {split: filled_clauses(b) for split, b in parts.items()},
-        **tally.summary(),
+        "filled_from_fallback": {split: filled_clauses(b) for split, b in banks(config, seed).items()},
     }
 
 
