@@ -8,7 +8,7 @@ from typing import Iterator
 import numpy as np
 
 from clutrr.core.family import Family
-from clutrr.core.kb import KB, random_bit
+from clutrr.core.kb import KB, bits, random_bit
 from clutrr.core.vocabulary import WordMask
 
 
@@ -36,7 +36,7 @@ class Chain:
         return [(self.people[i], p, self.people[i + 1]) for i, p in enumerate(self.preds)]
 
 
-def present_targets(family: Family, kb: KB) -> list[tuple[int, int]]:
+def present_targets(family: Family) -> list[tuple[int, int]]:
     """(predicate, gender) word types held by at least one pair with a single relation."""
     hit = family.cache.get("targets")
     if hit is None:
@@ -55,11 +55,7 @@ def target_pairs(family: Family, pred: int, gender: int) -> list[tuple[int, int]
         gb = family.gender_bits[gender]
         pairs = family.cache[key] = []
         for x, (r, s) in enumerate(zip(family.rows[pred], family.single)):
-            m = r & s & gb
-            while m:
-                low = m & -m
-                pairs.append((x, low.bit_length() - 1))
-                m ^= low
+            pairs.extend((x, y) for y in bits(r & s & gb))
     return pairs
 
 
@@ -83,7 +79,7 @@ def _rule_groups(kb: KB, allowed: WordMask | None) -> list[tuple]:
     two facts can both be stated by allowed words come first, then those with one."""
     key = (id(kb), allowed)
     hit = _RULE_GROUPS.get(key)
-    if hit is None or hit[0] is not kb:
+    if hit is None:  # the entry keeps kb alive, so its id is never reused by another KB
         if allowed is None:
             groups = [(rules,) for rules in kb.by_head]
         else:

@@ -180,7 +180,7 @@ _PROGRAMS: dict[int, tuple[KB, _Program]] = {}
 
 def _program(kb: KB) -> _Program:
     hit = _PROGRAMS.get(id(kb))
-    if hit is None or hit[0] is not kb:
+    if hit is None:  # the entry keeps kb alive, so its id is never reused by another KB
         hit = _PROGRAMS[id(kb)] = (kb, _Program(kb))
     return hit[1]
 

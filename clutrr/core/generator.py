@@ -287,7 +287,7 @@ def make_example(
         # the indices of a block share their families, so retries mostly hit the cache
         fam_key = (seed, split, k, noise, block, tries) if attempt == 0 else (seed, split, k, noise, index, attempt, tries)
         family = _family(config, kb, fam_key, k)
-        targets = present_targets(family, kb)
+        targets = present_targets(family)
         if tries < MAX_ATTEMPTS // 2:
             if want not in targets:
                 continue

@@ -145,10 +145,6 @@ class KB:
                 has_inverse, [self.predicates[p].inverse for p in has_inverse]))
         return self._arrays
 
-    def rules_for(self, head: int) -> list[tuple[int, int]]:
-        """All (r1, r2) with r1 . r2 -> head."""
-        return list(self.by_head[head])
-
 
 def random_bit(mask: int, rand) -> int:
     """A uniformly random set bit of a non-zero ``mask`` (its index), using ``rand()`` in [0, 1)."""

@@ -6,8 +6,8 @@ pieces, self-possessives ("[X] ... [X]'s" in one sentence) and templates used tw
 A story is a sequence of pieces, each a rendering of one template whose slots name
 distinct people and which ends a sentence, so a story has a self-possessive exactly when
 one of its templates does. That is worked out once per template (from the template's own
-tokens), not by tokenising every story; a record naming a template the banks lack is
-tokenised as before.
+tokens), not by tokenising every story; only a record naming a template the banks lack is
+tokenised whole.
 """
 from __future__ import annotations
 
