@@ -152,7 +152,7 @@ def memoized(featurize: Featurizer) -> Featurizer:
 
     def run(item: Any) -> list[str]:
         hit = cache.get(id(item))
-        if hit is None or hit[0] is not item:
+        if hit is None:  # the entry keeps the item alive, so its id is never reused
             hit = cache[id(item)] = (item, featurize(item))
         return hit[1]
 
@@ -359,6 +359,15 @@ def fmt_p(x: float) -> str:
     return f"{x:.2g}" if x >= 1e-4 else f"{x:.1e}"
 
 
+def majority_cells(maj: dict, model: dict) -> str:
+    """Four table cells: majority, own majority (``^`` when the stronger), the model's accuracy and
+    its sign-test p-value against the stronger majority (``*`` when significant)."""
+    own = "^" if maj["stronger"] == "own" else ""
+    flag = "*" if model["vs_majority"]["significant"] else ""
+    return (f"{pct(maj['accuracy'])} | {pct(maj['own_share'])}{own} | "
+            f"{pct(model['accuracy'])} | {fmt_p(model['vs_majority']['p_value'])}{flag}")
+
+
 def render_markdown(report: dict, title: str) -> str:
     """The audit report as markdown."""
     out = [f"# Artifact audit: {title}", ""]
@@ -386,12 +395,9 @@ def render_markdown(report: dict, title: str) -> str:
     for sp in report["splits"]:
         for g in sp["groups"]:
             q, maj = g["query_only"], g["majority"]
-            flag = "*" if q["vs_majority"]["significant"] else ""
-            own = "^" if maj["stronger"] == "own" else ""
             out.append(
                 f"| {sp['split']} | {g['k']} | {g['n']} | {g['labels']['n_labels']} | "
-                f"{pct(maj['accuracy'])} | {pct(maj['own_share'])}{own} | "
-                f"{pct(q['accuracy'])} | {fmt_p(q['vs_majority']['p_value'])}{flag} | {pct(g['gender_ceiling'])} | "
+                f"{majority_cells(maj, q)} | {pct(g['gender_ceiling'])} | "
                 f"{pct(g['answer_gender_ceiling'])} | {'yes' if g['exceeds_gender_ceiling'] else 'no'} | "
                 f"{pct(g['story_bag']['accuracy'])} |"
             )

@@ -18,10 +18,11 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from clutrr.diagnostics.audit import (
-    ALPHA, AuditResult, Predictions, accuracy, fmt_p, majority_baselines, memoized, paired_test, pct,
+    ALPHA, AuditResult, Predictions, accuracy, majority_baselines, majority_cells, memoized, paired_test, pct,
     predict_items, story_tokens,
 )
 from clutrr.errors import UsageError
+from clutrr.io.datadir import split_key
 
 FIELDS = ("premise", "hypothesis", "label")
 BIASED_MODEL = "hypothesis_only"
@@ -50,29 +51,23 @@ def is_recast_folder(directory: str | Path) -> bool:
     root = Path(directory)
     if not root.is_dir() or any(root.glob("*.csv")):
         return False
-    for path in sorted(root.glob("*.jsonl")):
-        with open(path, encoding="utf-8") as fh:
-            first = fh.readline()
-        try:
-            rec = json.loads(first) if first.strip() else None
-        except json.JSONDecodeError:
-            return False
-        return isinstance(rec, dict) and all(f in rec for f in FIELDS)
-    return False
-
-
-def _split_order(path: Path) -> tuple:
-    stem = path.stem
-    head = stem.split("_")[0].split(",")[0].split(".")
-    k = int(head[-1]) if len(head) == 2 and head[-1].isdigit() else 0
-    return (0 if stem.endswith("_train") else 1, k, stem)
+    path = next(iter(sorted(root.glob("*.jsonl"))), None)  # the first file decides
+    if path is None:
+        return False
+    with open(path, encoding="utf-8") as fh:
+        first = fh.readline()
+    try:
+        rec = json.loads(first) if first.strip() else None
+    except json.JSONDecodeError:
+        return False
+    return isinstance(rec, dict) and all(f in rec for f in FIELDS)
 
 
 def load_recast(directory: str | Path, step: Callable[[], object] | None = None) -> list[NliSplit]:
     """Read every ``*.jsonl`` of a recast folder; UsageError naming the first bad line."""
     root = Path(directory)
     splits = []
-    for path in sorted(root.glob("*.jsonl"), key=_split_order):
+    for path in sorted(root.glob("*.jsonl"), key=lambda p: split_key(p.stem)):
         records = []
         with open(path, encoding="utf-8") as fh:
             for n, line in enumerate(fh, 1):
@@ -174,9 +169,7 @@ def render_recast_markdown(report: dict, title: str) -> str:
             h, maj = g[BIASED_MODEL], g["majority"]
             out.append(
                 f"| {sp['split']} | {g['k']} | {g['n']} | {pct(g['labels'].get('entailed', 0.0))} | "
-                f"{pct(maj['accuracy'])} | {pct(maj['own_share'])}{'^' if maj['stronger'] == 'own' else ''} | "
-                f"{pct(h['accuracy'])} | {fmt_p(h['vs_majority']['p_value'])}"
-                f"{'*' if h['vs_majority']['significant'] else ''} | {pct(g['to_beat'])} |"
+                f"{majority_cells(maj, h)} | {pct(g['to_beat'])} |"
             )
     out.append("")
     return "\n".join(out)

@@ -35,7 +35,7 @@ class Split:
         return bool(self.rows) and all(r.task_split == "train" for r in self.rows)
 
 
-def _split_key(stem: str) -> tuple:
+def split_key(stem: str) -> tuple:
     """Train files first, then test files by their k (1.2 before 1.10), then by name."""
     head = stem.split("_")[0].split(",")[0]
     parts = head.split(".")
@@ -55,7 +55,7 @@ def split_paths(directory: str | Path) -> list[Path]:
         raise UsageError(str(exc)) from None
     if not found:
         raise UsageError(f"{root}: no CSV files found")
-    return [root / f"{stem}.csv" for stem in sorted(found, key=_split_key)]
+    return [root / f"{stem}.csv" for stem in sorted(found, key=split_key)]
 
 
 def count_rows(path: str | Path) -> int:
