@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import json
+import random
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -234,3 +236,18 @@ def test_predictions_and_easy_hard_subsets(tmp_path, capsys):
     easy = (tmp_path / "nli_sub" / "easy" / "1.2_test.jsonl").read_text().splitlines()
     hard = (tmp_path / "nli_sub" / "hard" / "1.2_test.jsonl").read_text().splitlines()
     assert sorted(easy + hard) == sorted((nli / "1.2_test.jsonl").read_text().splitlines())
+
+
+def test_nli_records_without_a_story_id_are_cross_validated_one_by_one():
+    """Foreign NLI records lack ``source_id``: they must not all fall into one fold (train = test)."""
+    from clutrr.diagnostics.nli_audit import NliSplit, audit_recast
+
+    rng = random.Random(3)
+    words = ["aunt", "uncle", "niece", "nephew", "sister", "brother"]
+    records = [{"premise": "p", "hypothesis": f"A is B's {rng.choice(words)} {rng.choice(words)}",
+                "label": rng.choice(["entailed", "not_entailed"])} for _ in range(200)]
+    result = audit_recast([NliSplit("x_train", Path("x_train.jsonl"), records)])
+    preds = result.predictions["x_train"]
+    assert preds.evaluation == "5-fold cross-validation"
+    hyp = sum(p == r["label"] for p, r in zip(preds.by_model["hypothesis_only"], records)) / len(records)
+    assert hyp < 0.6  # random labels: held-out predictions cannot learn them

@@ -116,8 +116,11 @@ def audit_recast(splits: Sequence[NliSplit], seed: int = 0, alpha: float = ALPHA
     for split in splits:
         if not split.records:
             continue
-        preds = predictions[split.name] = predict_items(split.records, train, split.is_train, lambda r: r["label"],
-                                                        models, seed, group=lambda r: r.get("source_id"))
+        # the pairs of one story share a fold; records that do not name their story are each their own group
+        by_story = all("source_id" in r for r in split.records)
+        preds = predictions[split.name] = predict_items(
+            split.records, train, split.is_train, lambda r: r["label"], models, seed,
+            group=(lambda r: r["source_id"]) if by_story else None)
         by_k: dict[object, list[int]] = defaultdict(list)
         for i, rec in enumerate(split.records):
             by_k[_k(rec)].append(i)
