@@ -87,7 +87,6 @@ symmetric point and settles on a wrong table.
 from __future__ import annotations
 
 import json
-import sys
 import time
 from collections import defaultdict
 from dataclasses import asdict, dataclass
@@ -101,10 +100,10 @@ from clutrr.baselines import require_torch
 require_torch()
 
 import torch  # noqa: E402
-from tqdm import tqdm
 
 from clutrr.baselines.data import LabelVocab, Story
 from clutrr.baselines.registry import Model, register
+from clutrr.diagnostics.progress import bar as progress_bar
 
 Paths = dict[int, tuple[torch.Tensor, torch.Tensor]]  # path length -> (story index, relation ids)
 
@@ -299,8 +298,8 @@ class Composer(Model):
         freq = torch.bincount(tr.gold, minlength=r).double() + 1.0
         self.prior = freq / freq.sum()
         history: list[dict[str, Any]] = []
-        bar = tqdm(total=cfg.necessity_iterations + cfg.consistency_iterations, desc="composer EM",
-                   disable=not (progress and sys.stderr.isatty()), file=sys.stderr)
+        bar = progress_bar(cfg.necessity_iterations + cfg.consistency_iterations, "composer EM", unit="iteration",
+                           enabled=None if progress else False)
 
         def run_step(step: str, counts: torch.Tensor, sharpness: float, iterations: int,
                      final: Any) -> torch.Tensor:

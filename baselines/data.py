@@ -1,6 +1,6 @@
 """The one loader: CLUTRR CSV rows (ours and the released ones) to model-agnostic stories.
 
-A :class:`Story` keeps what both baselines need: the people, the directed facts with
+A :class:`Story` keeps what every model needs: the people, the directed facts with
 relation-type ids, the query pair, the label id and the tokenised text whose names are
 replaced by slots (local person indices). :mod:`baselines.graphs` and :mod:`baselines.text`
 turn stories into PyG graphs and padded token tensors.
@@ -24,7 +24,6 @@ from clutrr.errors import UsageError
 from clutrr.core.kb import KB, load_kb
 from clutrr.eval.data import split_name
 
-NOISE_NAMES = {1: "clean", 2: "supporting", 3: "irrelevant", 4: "disconnected", 5: "all"}
 TOKEN_RE = re.compile(r"\[([^\[\]]+)\]|[a-z]+(?:-[a-z]+)*|\d+|[^\sa-z\d]")
 
 

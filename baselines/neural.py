@@ -1,4 +1,4 @@
-"""The shared training loop of the PyTorch baselines: Adam, early stopping on validation accuracy.
+"""The shared training loop of the PyTorch baselines: Adam, early stopping on validation loss.
 
 A :class:`TorchModel` subclass says how stories become samples and batches and which network
 reads them; this module trains it. Every epoch is scored on the validation stories; the state

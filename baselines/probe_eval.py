@@ -72,18 +72,27 @@ def load_permutations(path: Path, split: TestSplit, progress: bool = True) -> li
     return out
 
 
-def permutation_metrics(model: Model, dataset: Dataset, probe_dir: str | Path, export: str | Path | None = None,
-                        progress: bool = True) -> dict[str, dict[str, Any]]:
-    """Ω_max, Ω_rand, P^c and P^f (with their counts) per test file that has word-permute probes;
-    with ``export``, also save the probabilities behind them to that ``.npz`` file."""
+def load_probes(dataset: Dataset, probe_dir: str | Path, model: type[Model],
+                progress: bool = True) -> list[tuple[TestSplit, list[Story]]]:
+    """Each test file of ``dataset`` that has word-permute probes, with its permuted stories
+    (checked and read once, for every run; UsageError as :func:`check_probe`)."""
+    out = []
+    for path in check_probe(dataset, probe_dir, model):
+        split = next(t for t in dataset.tests if t.file == path.name)
+        out.append((split, load_permutations(path, split, progress)))
+    return out
+
+
+def permutation_metrics(model: Model, dataset: Dataset, probed: list[tuple[TestSplit, list[Story]]],
+                        export: str | Path | None = None, progress: bool = True) -> dict[str, dict[str, Any]]:
+    """Ω_max, Ω_rand, P^c and P^f (with their counts) per test file of ``probed`` (from
+    :func:`load_probes`); with ``export``, also save the probabilities behind them to that ``.npz`` file."""
     words = dataset.labels.words
     out: dict[str, dict[str, Any]] = {}
     stories: dict[str, list] = {k: [] for k in ("file", "story", "gold", "original_probs")}
     perms: dict[str, list] = {k: [] for k in ("story_index", "perm", "probs")}
-    for path in check_probe(dataset, probe_dir, type(model)):
-        split = next(t for t in dataset.tests if t.file == path.name)
+    for split, probes in probed:
         original = predict_chunked(model, split.stories, f"{split.file} originals", progress)
-        probes = load_permutations(path, split, progress)
         probs = predict_chunked(model, probes, f"{split.file} permutations", progress)
         grouped: dict[str, list[int]] = {}
         for j, s in enumerate(probes):

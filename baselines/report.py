@@ -20,6 +20,7 @@ from clutrr.baselines.results import by_k, mean_se, plot_by_k, read_json
 from clutrr.errors import UsageError
 from clutrr.eval.metrics import wilson
 from clutrr.eval.published import published
+from clutrr.eval.report import md_table
 
 HERE = Path(__file__).resolve().parent
 T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262}  # t_{0.975, df}
@@ -57,8 +58,8 @@ def _cell(mean: float, se: float) -> str:
 
 
 def _md(header: list[str], rows: list[list[str]]) -> list[str]:
-    return ["| " + " | ".join(header) + " |", "|" + "---|" * len(header), *("| " + " | ".join(r) + " |" for r in rows),
-            ""]
+    """A markdown table followed by a blank line."""
+    return [*md_table(header, rows), ""]
 
 
 def _curve(docs: dict[str, dict], slug: str, data_key: str) -> dict[int, tuple[float, float, int]]:

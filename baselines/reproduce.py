@@ -13,6 +13,7 @@ clutrr_v1``, that no released training story states) and ``robustness-gat.json``
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
 import tempfile
@@ -36,14 +37,11 @@ def data_folder(key: str, release: Path, work: Path, progress: bool) -> Path:
         if not any(folder.glob("*_train.csv")):
             raise UsageError(f"{folder} is missing: download {RELEASE_SOURCE} into {release} (or give --release)")
         return folder
-    from clutrr.commands.generate import main as generate
+    from clutrr.commands.generate import generate_unless_present
 
     folder = work / folder_name(key)
-    if not (folder / "config.json").is_file():
-        code = generate([*GENERATED[key], "--seed", "0", "--out", str(folder), "--force",
-                         *([] if progress else ["--quiet"])])
-        if code != 0:
-            raise UsageError(f"generating {key} failed")
+    if generate_unless_present(folder, [*GENERATED[key], "--seed", "0"], progress) != 0:
+        raise UsageError(f"generating {key} failed")
     return folder
 
 
@@ -61,12 +59,20 @@ def verify_released(folder: Path) -> dict:
     return {"data": folder.name, "kb": kb.name, "files": files}
 
 
+@functools.lru_cache(maxsize=None)
+def _stated_words(train: Path) -> frozenset[int]:
+    """The relation ids the training stories of ``train`` state as facts (read once per folder)."""
+    from clutrr.baselines.data import LabelVocab, load_dataset
+
+    return frozenset(t for s in load_dataset(train, LabelVocab.from_kb()).train for t in s.edge_types)
+
+
 def unseen_words(train: Path, tests: Path) -> dict:
     """Per test file of ``tests``: stories with a fact word that no training story of ``train`` states."""
-    from clutrr.baselines.data import LabelVocab, load_dataset, load_tests
+    from clutrr.baselines.data import LabelVocab, load_tests
 
     labels = LabelVocab.from_kb()
-    seen = {t for s in load_dataset(train, labels).train for t in s.edge_types}
+    seen = _stated_words(train)
     files = {}
     for split in load_tests(tests, labels):
         unseen = Counter(labels.words[t] for s in split.stories for t in set(s.edge_types)

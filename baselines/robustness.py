@@ -25,6 +25,7 @@ from typing import Any, Callable
 from clutrr.baselines.results import mean_se
 from clutrr.errors import UsageError
 from clutrr.eval import evaluate, load_eval_set
+from clutrr.eval.report import md_table
 
 NOISE_SETTINGS = {"clean": "none", "supporting": "supporting", "irrelevant": "irrelevant",
                   "disconnected": "disconnected"}
@@ -60,15 +61,13 @@ class Plan:
 def prepare_data(plan: Plan, root: Path, progress: bool = False) -> dict[str, Path]:
     """The folder of every training setting under ``root``: read when it holds a dataset,
     generated there otherwise."""
-    from clutrr.commands.generate import main as generate
+    from clutrr.commands.generate import generate_unless_present
 
     folders = {}
     for name, args in plan.settings().items():
         folder = root / name.replace("=", "").replace(",", "")
-        if not (folder / "config.json").is_file():
-            code = generate([*args, "--out", str(folder), "--force", *([] if progress else ["--quiet"])])
-            if code != 0:
-                raise UsageError(f"could not generate the {name} setting into {folder}")
+        if generate_unless_present(folder, args, progress) != 0:
+            raise UsageError(f"could not generate the {name} setting into {folder}")
         folders[name] = folder
     return folders
 
@@ -168,7 +167,7 @@ def render_markdown(doc: dict[str, Any]) -> str:
     lines = [f"# {doc['title']}", "",
              f"Model `{doc['model']}` ({settings}); cells are the mean test accuracy ± its standard error (sample "
              f"std / √runs) over {runs} run(s); {doc['cpu_seconds']:.0f} CPU seconds in all.", "",
-             "| " + " | ".join(header) + " |", "|" + "---|" * len(header), *("| " + " | ".join(r) + " |" for r in rows),
+             *md_table(header, rows),
              "", "Data, one folder per training setting:", "",
              *(f"- `{name}`: `clutrr generate {' '.join(args)}`" for name, args in doc["generate"].items()), ""]
     if doc["experiment"] == "systematic":

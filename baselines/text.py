@@ -2,8 +2,9 @@
 
 Placeholder ids are drawn at random per story from a fixed pool; the model embeds them with
 a random, frozen table. Word ids come from a vocabulary built on the training stories.
-Batches are padded to the longest story in the batch and built from length buckets
-(no packing: padded batches are faster on CPU).
+Batches are padded to the longest story in the batch and built from length buckets; the
+BiLSTM reads them packed by default, so that it skips each story's padding
+(:class:`clutrr.baselines.bilstm.BiLSTMClassifier`).
 """
 from __future__ import annotations
 

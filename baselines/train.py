@@ -132,9 +132,9 @@ def _train_runs(cls: type[Model], cfg: Any, data: Path, test_data: list[str | Pa
     dataset = load_dataset(data, labels, max_train=max_train)
     folders = test_folders(dataset, list(test_data), progress)
     if probe is not None:
-        from clutrr.baselines.probe_eval import check_probe
+        from clutrr.baselines.probe_eval import load_probes
 
-        check_probe(dataset, probe, cls)
+        probed = load_probes(dataset, probe, cls, progress)
     spec = model_spec(cls)
     per_run, reports = [], {f.name: [] for f in folders}
     for r in range(runs):
@@ -156,7 +156,7 @@ def _train_runs(cls: type[Model], cfg: Any, data: Path, test_data: list[str | Pa
             from clutrr.baselines.probe_eval import permutation_metrics
 
             export = staged.file("permutations") / f"seed{seed + r}.npz" if staged is not None else None
-            run["permutation"] = permutation_metrics(model, dataset, probe, export, progress)
+            run["permutation"] = permutation_metrics(model, dataset, probed, export, progress)
         per_run.append(run)
     described = [f.describe() for f in folders]
     doc = {

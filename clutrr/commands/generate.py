@@ -5,6 +5,7 @@ import argparse
 import os
 import signal
 import sys
+from pathlib import Path
 
 from clutrr.engines import engine_names
 from clutrr.io.dataset import ROWS_PER_SHARD, DatasetSpec, RunOptions, write_dataset
@@ -144,6 +145,14 @@ def run(args: argparse.Namespace) -> int:
     print(f"wrote {rows} rows in {len(result['files'])} files ({shards} shards, {', '.join(result['formats'])})"
           f" to {args.out}", file=sys.stderr)
     return 0
+
+
+def generate_unless_present(folder: Path, args: list[str], progress: bool = False) -> int:
+    """Generate a dataset with ``args`` into ``folder`` unless it already holds one (its config.json);
+    the exit code (0 when nothing had to be done)."""
+    if (folder / "config.json").is_file():
+        return 0
+    return main([*args, "--out", str(folder), "--force", *([] if progress else ["--quiet"])])
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -149,7 +149,8 @@ def confusion_table(report: Report) -> tuple[list[str], list[list[str]]]:
     return ["right \\ given", *given, *extra], rows
 
 
-def _md_table(header: list[str], rows: list[list[str]]) -> list[str]:
+def md_table(header: list[str], rows: list[list[str]]) -> list[str]:
+    """The lines of a markdown table."""
     return ["| " + " | ".join(header) + " |", "|" + "---|" * len(header),
             *("| " + " | ".join(row) + " |" for row in rows)]
 
@@ -164,14 +165,14 @@ def render_markdown(reports: list[Report], references: list[Reference] = (), plo
              f"{CI_METHOD}. A story without a prediction counts as wrong (*missing*); an answer from which "
              "no single relation can be read counts as wrong (*unparsable*).", ""]
     for title, header, rows in tables(reports, references):
-        lines += [f"## {title}", "", *_md_table(header, rows), ""]
+        lines += [f"## {title}", "", *md_table(header, rows), ""]
     if not any(r.by_pattern for r in reports):
         lines += ["## Held-out versus seen patterns", "",
                   "Not available: the folder has no JSONL records marking held-out patterns.", ""]
     lines += ["## Confusion matrices", "", "Rows: the right relation; columns: the relation answered.", ""]
     for r in reports:
         header, rows = confusion_table(r)
-        lines += [f"### {r.model}", "", *_md_table(header, rows), ""]
+        lines += [f"### {r.model}", "", *md_table(header, rows), ""]
     if references:
         lines += ["## Published reference figures", ""]
         lines += [f"- **{ref.label}**: {ref.setting}. Source: {ref.source}." for ref in references] + [""]
