@@ -6,7 +6,8 @@ import io
 import json
 
 from clutrr.io.csv_format import COLUMNS, CsvWriter, parse_row, read_csv, split_f_comb
-from clutrr.io.dataset import DatasetSpec, write_dataset
+from clutrr.pipeline.run import write_dataset
+from clutrr.pipeline.spec import DatasetSpec
 from clutrr.core.generator import GeneratorConfig, make_example
 from clutrr.diagnostics.verify import summarize, verify_file
 

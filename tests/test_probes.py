@@ -183,7 +183,8 @@ def test_group_by_story_uses_probe_ids():
 def test_gender_swap_re_renders_generated_stories_through_their_slots(tmp_path, capsys):
     import yaml
 
-    from clutrr.io.dataset import DatasetSpec, write_dataset
+    from clutrr.pipeline.run import write_dataset
+    from clutrr.pipeline.spec import DatasetSpec
 
     ferry = "{A} waved at {A.his} brother {B}, the grumpy {B.ferryman|ferrywoman}."
     blocks = [{"clause": w, "any": [f"{{A}} and {{B}} ({w}) met."]} for w in KB.words if w != "brother"]

@@ -4,7 +4,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from clutrr.io.dataset import DatasetSpec, write_dataset
+from clutrr.pipeline.run import write_dataset
+from clutrr.pipeline.spec import DatasetSpec
 from clutrr.core.generator import GeneratorConfig, banks
 from clutrr.render.templates import load_bank
 

@@ -8,7 +8,8 @@ import sys
 from pathlib import Path
 
 from clutrr.engines import engine_names
-from clutrr.io.dataset import ROWS_PER_SHARD, DatasetSpec, RunOptions, write_dataset
+from clutrr.pipeline.run import write_dataset
+from clutrr.pipeline.spec import ROWS_PER_SHARD, DatasetSpec, RunOptions
 from clutrr.io.formats import parse_formats
 from clutrr.errors import UsageError
 from clutrr.core.family import FamilyConfig
