@@ -5,7 +5,8 @@ import csv
 import io
 import json
 
-from clutrr.io.csv_format import COLUMNS, CsvWriter, parse_row, read_csv, split_f_comb
+from clutrr.core.records import split_f_comb
+from clutrr.io.csv_format import COLUMNS, CsvWriter, parse_row, read_csv
 from clutrr.pipeline.run import write_dataset
 from clutrr.pipeline.spec import DatasetSpec
 from clutrr.core.generator import GeneratorConfig, make_example

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from clutrr.cli import main
-from clutrr.io.csv_format import COLUMNS, read_csv, row_fields, split_f_comb
+from clutrr.core.records import split_f_comb
+from clutrr.io.csv_format import COLUMNS, read_csv, row_fields
 from clutrr.io.datadir import load_splits
 from clutrr.core.generator import GeneratorConfig, make_example
 from clutrr.core.kb import GENDERS, load_kb

@@ -23,7 +23,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Sequence
 
-from clutrr.io.csv_format import StoryRow, split_f_comb
+from clutrr.core.records import StoryRow, split_f_comb
 from clutrr.errors import UsageError
 from clutrr.core.kb import GENDERS, KB
 from clutrr.core.names import load_names

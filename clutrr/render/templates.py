@@ -230,7 +230,7 @@ def parse_bank_file(path: Path) -> list[Template]:
 
 def split_clause(key: str) -> list[str]:
     """Split ``brother-son-in-law`` into relation words (hyphenated words kept whole)."""
-    from clutrr.io.csv_format import split_f_comb
+    from clutrr.core.records import split_f_comb
 
     return split_f_comb(key)
 
