@@ -13,7 +13,7 @@ from clutrr.cli import main
 from clutrr.core.records import split_f_comb
 from clutrr.io.csv_format import COLUMNS, read_csv, row_fields
 from clutrr.io.datadir import load_splits
-from clutrr.core.generator import GeneratorConfig, make_example
+from clutrr.story.generator import GeneratorConfig, make_example
 from clutrr.core.kb import GENDERS, load_kb
 from clutrr.diagnostics.permutation_metrics import (
     acceptance_shares, entropy_bits, group_by_story, omega_curve, permutation_acceptance,

@@ -6,7 +6,7 @@ from collections import Counter
 
 import pytest
 
-from clutrr.core.generator import GeneratorConfig, make_example, offered_targets
+from clutrr.story.generator import GeneratorConfig, make_example, offered_targets
 from clutrr.core.vocabulary import load_vocabulary, reachable_targets, word_mask
 from clutrr.diagnostics.verify import summarize, verify_file
 from clutrr.errors import UsageError

@@ -10,7 +10,7 @@ import pytest
 
 from helpers import REPO, run_generate
 from clutrr.baselines.data import load_dataset
-from clutrr.core.generator import GeneratorConfig
+from clutrr.story.generator import GeneratorConfig
 from clutrr.io.csv_format import read_csv
 from clutrr.io.datadir import load_splits
 from clutrr.pipeline.run import write_dataset

@@ -9,7 +9,7 @@ import pytest
 from clutrr.io.csv_format import read_csv
 from clutrr.pipeline.run import write_dataset
 from clutrr.pipeline.spec import DatasetSpec
-from clutrr.core.generator import GeneratorConfig, pattern_heldout
+from clutrr.story.generator import GeneratorConfig, pattern_heldout
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,7 @@ from collections import Counter
 import pytest
 import yaml
 
-from clutrr.core.generator import GeneratorConfig, banks, make_example
+from clutrr.story.generator import GeneratorConfig, banks, make_example
 from clutrr.core.kb import load_kb
 from clutrr.core.noise import NOISE_KINDS
 from clutrr.render.stitching import NoCoverError, render_path, sample_cover

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from clutrr.pipeline.run import write_dataset
 from clutrr.pipeline.spec import DatasetSpec
-from clutrr.core.generator import GeneratorConfig, banks
+from clutrr.story.generator import GeneratorConfig, banks
 from clutrr.render.templates import load_bank
 
 

@@ -13,7 +13,7 @@ from clutrr.pipeline.spec import ROWS_PER_SHARD, DatasetSpec, RunOptions
 from clutrr.io.formats import parse_formats
 from clutrr.errors import UsageError
 from clutrr.core.family import FamilyConfig
-from clutrr.core.generator import MAX_K, GeneratorConfig
+from clutrr.story.generator import MAX_K, GeneratorConfig
 from clutrr.core.kb import load_kb
 from clutrr.core.noise import NOISE_KINDS
 

@@ -18,7 +18,7 @@ from dataclasses import asdict, replace
 from pathlib import Path
 
 from clutrr import __version__
-from clutrr.core.generator import banks, relations_report
+from clutrr.story.generator import GeneratorConfig, banks, relations_report
 from clutrr.engines import Engine, create_engine
 from clutrr.errors import UsageError
 from clutrr.io import manifest as mf
@@ -30,7 +30,8 @@ from clutrr.io.staging import PARTIAL_STAMP, partial_dir, replace_dir, staging_d
 from clutrr.pipeline.spec import ROWS_PER_SHARD, DatasetSpec, RunOptions, task_size
 from clutrr.pipeline.tasks import (RowFailure, TaskContext, add_counts, fault_from_env, prepare, run_task,
                                    text_measures)
-from clutrr.render.measures import bank_facts
+from clutrr.render.measures import filled_clauses
+from clutrr.render.usable import usable_bank
 
 TOP_PATTERNS = 20
 REPLACE_TASK = 64
@@ -339,6 +340,17 @@ def _config(spec, ctx, files, shards, labels, heldout, file_patterns, split_patt
 def bank_summaries(ctx: TaskContext, spec: DatasetSpec) -> tuple[dict, dict]:
     """The template holdout and the text section's bank facts (its measures come from the rows)."""
     return template_split(spec), bank_facts(spec.config, spec.seed)
+
+
+def bank_facts(config: GeneratorConfig, seed: int) -> dict:
+    """What ``config.json`` reports about the banks behind a dataset's text: the banks,
+    templates dropped by the checker and clauses filled from the fallback (the measures of
+    the stories themselves are summed from the workers' :class:`TextTally` counts)."""
+    return {
+        "templates": config.templates, "fallback_templates": config.fallback_templates,
+        "dropped_templates": usable_bank(config.templates, config.kb).dropped,
+        "filled_from_fallback": {split: filled_clauses(b) for split, b in banks(config, seed).items()},
+    }
 
 
 def template_split(spec: DatasetSpec) -> dict:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from clutrr.core.generator import GeneratorConfig, check_request
+from clutrr.story.generator import GeneratorConfig, check_request
 from clutrr.core.noise import TASK_OF_NOISE
 from clutrr.errors import UsageError
 from clutrr.io.shards import LogicalFile

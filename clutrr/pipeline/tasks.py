@@ -10,7 +10,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from clutrr.core.generator import GenerationError, GeneratorConfig, banks, make_example, pattern_heldout
+from clutrr.story.generator import GenerationError, GeneratorConfig, banks, make_example, pattern_heldout
 from clutrr.core.kb import load_kb
 from clutrr.io.csv_format import csv_line, row_fields
 from clutrr.io.rows import Task, TaskResult, json_line, story_hash
