@@ -7,7 +7,7 @@ from pathlib import Path
 from clutrr.pipeline.run import write_dataset
 from clutrr.pipeline.spec import DatasetSpec
 from clutrr.story.generator import GeneratorConfig, banks
-from clutrr.render.templates import load_bank
+from clutrr.render.bank_files import load_bank
 
 
 def _used_ids(out: Path, split: str) -> set[str]:

@@ -30,7 +30,8 @@ from clutrr.core.names import load_names
 from clutrr.render.amt_templates import SPELLINGS
 from clutrr.render.statements import plural
 from clutrr.render.stitching import mention
-from clutrr.render.templates import Template, load_bank
+from clutrr.render.bank_files import load_bank
+from clutrr.render.templates import Template
 
 KINDS = ("sentence-shuffle", "word-permute", "gender-swap", "entity-rename")
 PERM_SEP = "::perm"
