@@ -7,6 +7,7 @@ import signal
 import sys
 from pathlib import Path
 
+from clutrr.commands.console import Parser, run_command
 from clutrr.engines import engine_names
 from clutrr.pipeline.run import write_dataset
 from clutrr.pipeline.spec import ROWS_PER_SHARD, DatasetSpec, RunOptions
@@ -158,9 +159,7 @@ def generate_unless_present(folder: Path, args: list[str], progress: bool = Fals
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``python generate.py`` and the ``clutrr-generate`` script."""
-    from clutrr.cli import _Parser, run_command
-
-    parser = _Parser(prog=os.path.basename(sys.argv[0]) or "generate.py", description=HELP)
+    parser = Parser(prog=os.path.basename(sys.argv[0]) or "generate.py", description=HELP)
     add_arguments(parser)
     args = parser.parse_args(argv)
     return run_command(run, args, parser.prog)
