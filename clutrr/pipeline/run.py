@@ -90,6 +90,18 @@ def write_dataset(spec: DatasetSpec, out: str | Path, workers: int = 1, force: b
     return config
 
 
+def write_unless_present(spec: DatasetSpec, out: str | Path, progress: bool = False) -> Path:
+    """Generate ``spec`` into ``out`` unless it already holds a dataset (its config.json); the folder.
+
+    The library entry of callers that need a dataset folder, such as the baselines' experiments.
+    Raises UsageError on bad input, leaving nothing behind.
+    """
+    out = Path(out)
+    if not (out / "config.json").is_file():
+        write_dataset(spec, out, force=True, run=RunOptions(progress=progress))
+    return out
+
+
 def _finished(out: Path, fingerprint: dict, shards: list[Shard]) -> dict:
     """--resume on a finished dataset: its config.json when every file matches the manifest."""
     config = json.loads((out / "config.json").read_text(encoding="utf-8"))
