@@ -21,7 +21,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from clutrr.baselines import require_torch
+from clutrr.baselines.optional import require_torch
 from clutrr.baselines.experiments import BY_SLUG, EXPERIMENTS, GENERATED, RELEASE_SOURCE, RELEASED, ROBUSTNESS, folder_name
 from clutrr.baselines.results import write_json
 from clutrr.errors import UsageError
