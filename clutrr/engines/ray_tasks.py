@@ -9,7 +9,7 @@ import logging
 from collections import deque
 from typing import Any, Callable, Iterable, Iterator
 
-from clutrr.engines.base import Engine, EngineError, window
+from clutrr.engines.base import Engine, EngineError, set_worker_node, window
 from clutrr.errors import UsageError
 
 try:
@@ -19,6 +19,7 @@ except ImportError:  # pragma: no cover - depends on the environment
 
 
 def _call(fn: Callable[[Any, Any], Any], context: Any, task: Any) -> Any:
+    set_worker_node(ray.get_runtime_context().get_node_id())  # recorded in what the task writes
     return fn(context, task)
 
 

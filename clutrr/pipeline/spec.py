@@ -11,9 +11,10 @@ from dataclasses import dataclass, field
 from clutrr.story.generator import GeneratorConfig, check_request
 from clutrr.core.noise import TASK_OF_NOISE
 from clutrr.errors import UsageError
-from clutrr.io.shards import LogicalFile
+from clutrr.io.shards import LogicalFile, Piece, Shard
 
 ROWS_PER_SHARD = 1_000_000
+PIECES_PER_WORKER = 2  # a piece takes this share of the rows left per worker (guided self-scheduling)
 
 
 @dataclass(frozen=True)
@@ -78,3 +79,24 @@ class RunOptions:
 def task_size(k: int) -> int:
     """Rows per task: shorter for long chains so tasks take similar time."""
     return max(16, 1024 // k)
+
+
+def plan_pieces(shards: list[Shard], workers: int) -> list[Piece]:
+    """The pieces that workers write, in row order: whole shards while there is work enough
+    for every worker, then pieces of what is left over ``PIECES_PER_WORKER * workers``,
+    shrinking to 2 tasks' rows at the end so no worker waits long for the last one.
+    One worker writes whole shards (nothing to join)."""
+    out: list[Piece] = []
+    left = sum(s.rows for s in shards)
+    for s in shards:
+        bounds = [s.start]
+        while bounds[-1] < s.stop:
+            rest = s.stop - bounds[-1]
+            size = rest if workers <= 1 else max(2 * task_size(max(s.file.ks)), -(-left // (PIECES_PER_WORKER * workers)))
+            if rest <= size * 3 // 2:
+                size = rest
+            bounds.append(bounds[-1] + size)
+            left -= size
+        count = len(bounds) - 1
+        out += [Piece(s, i, count, bounds[i], bounds[i + 1], len(out) + i) for i in range(count)]
+    return out
