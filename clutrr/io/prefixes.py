@@ -23,7 +23,7 @@ import secrets
 import socket
 
 from clutrr.errors import UsageError
-from clutrr.io.store import Store
+from clutrr.io.store import Store, shown
 
 MANIFEST = "manifest.json"
 DATASET_FILES = (MANIFEST, "config.json")
@@ -61,11 +61,28 @@ def check_prefix(target: Store, force: bool) -> list[str]:
     return found
 
 
-def staging_prefix(target: Store, force: bool) -> Store:
-    """Check ``target`` (see :func:`check_prefix`) and name a fresh staging prefix beside it."""
+def staging_prefix(target: Store, force: bool, stamp: str) -> Store:
+    """Check ``target`` (see :func:`check_prefix`) and start a fresh staging prefix beside it
+    (with file ``stamp``: a store that cannot be written fails now, before any work)."""
     check_prefix(target, force)
     host = "".join(c if c.isalnum() or c == "." else "_" for c in socket.gethostname()) or "host"
-    return target.sibling(f".{target.name}.tmp-{host}-{os.getpid()}-{secrets.token_hex(4)}")
+    work = target.sibling(f".{target.name}.tmp-{host}-{os.getpid()}-{secrets.token_hex(4)}")
+    _write(target, work, stamp, "{}\n")
+    return work
+
+
+def _write(target: Store, work: Store, name: str, text: str) -> None:
+    try:
+        work.write_text(name, text)
+    except OSError as exc:
+        raise UsageError(store_error(target, exc)) from None
+
+
+def store_error(store: Store, exc: OSError) -> str:
+    """The one-line message for a store that failed (no credentials in it)."""
+    text = str(exc).strip()
+    reason = exc.strerror or (text.splitlines()[0] if text else type(exc).__name__)
+    return shown(f"cannot write to {store.location}: {reason}")
 
 
 def partial_prefix(target: Store, force: bool, fingerprint: dict, stamp: str) -> Store:
@@ -75,7 +92,7 @@ def partial_prefix(target: Store, force: bool, fingerprint: dict, stamp: str) ->
     work = target.sibling(f".{target.name}.partial")
     text = json.dumps(fingerprint, sort_keys=True) + "\n"
     if not work.exists(stamp):
-        work.write_text(stamp, text)
+        _write(target, work, stamp, text)
     if work.read_text(stamp) != text:
         raise UsageError(f"{work.shown} holds shards of a run with other arguments; remove it or use the same arguments")
     return work

@@ -21,7 +21,7 @@ from typing import BinaryIO
 from clutrr.errors import UsageError
 
 _URL = re.compile(r"^(?P<protocol>[A-Za-z][A-Za-z0-9+.-]*)://(?P<rest>.*)$")
-_USERINFO = re.compile(r"^(?P<protocol>[A-Za-z][A-Za-z0-9+.-]*://)[^/@]*@")
+_USERINFO = re.compile(r"(?P<protocol>[A-Za-z][A-Za-z0-9+.-]*://)[^/@\s]*@")
 
 
 def is_url(location: str | Path) -> bool:
@@ -31,7 +31,7 @@ def is_url(location: str | Path) -> bool:
 
 
 def shown(location: str | Path) -> str:
-    """``location`` as messages show it: without a ``user:password@`` part."""
+    """``location`` (or any message naming URLs) as shown to users: without ``user:password@`` parts."""
     return _USERINFO.sub(r"\g<protocol>", str(location))
 
 
@@ -228,6 +228,9 @@ class FsspecStore(Store):
     is_local = False
 
     def __init__(self, url: str) -> None:
+        if _USERINFO.search(url):
+            raise UsageError(f"--out {shown(url)}: credentials in a URL are refused (they would show in process lists "
+                             f"and logs); give them through the environment or the file system's own configuration")
         try:
             import fsspec
         except ImportError:

@@ -27,7 +27,7 @@ from clutrr.engines import Engine, create_engine
 from clutrr.errors import UsageError
 from clutrr.io import manifest as mf
 from clutrr.io.dedupe import PatternCounts, StoryHashes, bucket_count, hash_records
-from clutrr.io.prefixes import commit_prefix, partial_prefix, staging_prefix
+from clutrr.io.prefixes import commit_prefix, partial_prefix, staging_prefix, store_error
 from clutrr.io.rows import Task, TaskResult
 from clutrr.io.shards import LogicalFile, Shard, plan_shards
 from clutrr.io.staging import PARTIAL_STAMP, partial_dir, replace_dir, staging_dir
@@ -93,6 +93,9 @@ def write_dataset(spec: DatasetSpec, out: str | Path, workers: int = 1, force: b
     except RowFailure as exc:
         _discard(work, keep)
         raise infeasible(spec, exc.k, exc.noise, exc.split) from None
+    except OSError as exc:  # the output folder or store failed (full, gone, no permission)
+        _discard(work, keep)
+        raise UsageError(store_error(target, exc)) from None
     except BaseException:
         _discard(work, keep)
         raise
@@ -104,7 +107,7 @@ def _work_store(target: Store, force: bool, keep: bool, fingerprint: dict) -> St
     a staging folder (or prefix), or the persistent ``.NAME.partial`` one for ``--resume`` and ``--shard``."""
     if isinstance(target, LocalStore):
         return LocalStore(partial_dir(target.root, force, fingerprint) if keep else staging_dir(target.root, force))
-    return partial_prefix(target, force, fingerprint, PARTIAL_STAMP) if keep else staging_prefix(target, force)
+    return partial_prefix(target, force, fingerprint, PARTIAL_STAMP) if keep else staging_prefix(target, force, PARTIAL_STAMP)
 
 
 def write_unless_present(spec: DatasetSpec, out: str | Path, progress: bool = False) -> Path:
@@ -134,9 +137,13 @@ def _finished(target: Store, fingerprint: dict, shards: list[Shard]) -> dict:
 
 
 def _discard(work: Store, keep: bool) -> None:
-    """Remove the work store, unless it is kept for --resume and holds finished shards."""
-    if not keep or not any(n.startswith(mf.PARTS + "/") and n.endswith(".json") for n in work.files()):
-        work.remove_tree()
+    """Remove the work store, unless it is kept for --resume and holds finished shards
+    (quietly: the store may be what failed)."""
+    try:
+        if not keep or not any(n.startswith(mf.PARTS + "/") and n.endswith(".json") for n in work.files()):
+            work.remove_tree()
+    except OSError:
+        pass
 
 
 def check_feasible(spec: DatasetSpec, ctx: TaskContext, engine: Engine) -> None:
