@@ -150,7 +150,7 @@ class ResponseCache:
         self.path = Path(path)
         self._lock = threading.Lock()
         self._entries: dict[str, dict] = {}
-        self._fh = None
+        self._fd: int | None = None
         self._reserve: Path | None = None
         self.full = False  # a write failed for lack of space; no new request should start
         if self.path.is_dir():
@@ -181,19 +181,19 @@ class ResponseCache:
     def open(self, reserve: int = 0) -> None:
         """Open the file for appending (cutting a torn last line) and set ``reserve`` bytes
         of disk space aside beside it. CacheError when either is impossible."""
-        if self._fh is not None:
+        if self._fd is not None:
             return
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            fh = open(self.path, "ab+")
-            size = fh.seek(0, os.SEEK_END)
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
+            size = os.lseek(fd, 0, os.SEEK_END)
             if size:
-                fh.seek(max(0, size - (1 << 20)))
-                tail = fh.read()
+                start = max(0, size - (1 << 20))
+                tail = os.pread(fd, size - start, start)
                 cut = tail.rfind(b"\n") + 1
                 if cut < len(tail):
-                    fh.truncate(size - len(tail) + cut)
-            self._fh = fh
+                    os.ftruncate(fd, start + cut)
+            self._fd = fd
         except OSError as exc:
             raise CacheError(f"cannot write the response cache {self.path} ({exc.strerror})") from None
         if reserve > 0:
@@ -213,9 +213,9 @@ class ResponseCache:
         if self._reserve is not None:
             self._reserve.unlink(missing_ok=True)
             self._reserve = None
-        if self._fh is not None:
-            self._fh.close()
-            self._fh = None
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
 
     def put(self, key: str, record: dict) -> None:
         """Store ``record`` under ``key``, written and synced to disk before returning.
@@ -227,7 +227,7 @@ class ResponseCache:
         rec = {"key": key, **record}
         line = (json.dumps(rec, ensure_ascii=False) + "\n").encode("utf-8")
         with self._lock:
-            if self._fh is None:
+            if self._fd is None:
                 self.open()
             try:
                 self._append(line)
@@ -244,14 +244,16 @@ class ResponseCache:
             self._entries[key] = rec
 
     def _append(self, line: bytes) -> None:
-        start = self._fh.seek(0, os.SEEK_END)
+        """Write ``line`` at the end and sync it; on failure cut the file back to where it was."""
+        start = os.lseek(self._fd, 0, os.SEEK_END)
         try:
-            self._fh.write(line)
-            self._fh.flush()
-            os.fsync(self._fh.fileno())
+            view = memoryview(line)
+            while view:
+                view = view[os.write(self._fd, view):]
+            os.fsync(self._fd)
         except OSError:
             try:
-                self._fh.truncate(start)
+                os.ftruncate(self._fd, start)
             except OSError:
                 pass
             raise
