@@ -163,7 +163,7 @@ def sampling_table(report: Report) -> tuple[str, list[str], list[list[str]]]:
                          *(_mean_cell(d[f"pass@{k}"]["value"], d[f"pass@{k}"]["ci"]) for k in ks),
                          _cell(tally.majority)])
     title = f"Repeated sampling: {report.model}, {report.samples} answers per story"
-    return title, ["stories", "n", *(f"pass@{k}" for k in ks), "majority vote"], rows
+    return title, ["group", "stories", *(f"pass@{k}" for k in ks), "majority vote"], rows
 
 
 def replies_table(report: Report) -> tuple[str, list[str], list[list[str]]]:
