@@ -136,7 +136,7 @@ class Vocabulary:
 
     def lookup(self, text: str) -> str | None:
         """The word a bare answer such as ``" Son-In-Law."`` names, without a regex scan."""
-        return self.canon.get(_squash(text))
+        return self.canon.get(_squash(text)) if len(text) <= 64 else None
 
     def mentions(self, text: str) -> list[Mention]:
         """Every relation word in ``text``, modified ones (``great-uncle``) as words of their own."""
@@ -279,7 +279,7 @@ def _decide_text(text: str, vocab: Vocabulary) -> str | None:
             if first is not None:
                 return _decide(first, vocab)
     opening = OPENING.match(text)
-    if opening and not ALTERNATIVE.match(text, opening.end()):
+    if opening and len(opening.group(1).split()) <= 3 and not ALTERNATIVE.match(text, opening.end()):
         word = vocab.lookup(opening.group(1))
         if word is not None:
             return word
@@ -292,9 +292,10 @@ def _decide_text(text: str, vocab: Vocabulary) -> str | None:
     return _decide(decisive, vocab)
 
 
-def _live(text: str, vocab: Vocabulary) -> list[Mention]:
+@lru_cache(maxsize=4096)
+def _live(text: str, vocab: Vocabulary) -> tuple[Mention, ...]:
     """The mentions of ``text`` that are not negated."""
-    return [m for m in vocab.mentions(text) if not NEGATION.search(text[: m.start])]
+    return tuple(m for m in vocab.mentions(text) if not NEGATION.search(text[: m.start]))
 
 
 def _decide(segment: str, vocab: Vocabulary) -> str | None:
