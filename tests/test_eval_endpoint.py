@@ -12,17 +12,15 @@ from chat_server import policy
 from clutrr.eval import load_eval_set
 from clutrr.llm.client import ChatSettings, ResponseCache, request_key
 from clutrr.llm.prompts import build_messages, select_shots
-from helpers import REPO, run_generate
+from helpers import REPO, generated_folder
 
 MODEL = "test-model"
 
 
 @pytest.fixture(scope="module")
 def data(tmp_path_factory):
-    out = tmp_path_factory.mktemp("endpoint") / "d"
-    res = run_generate("--k", "2,3", "--test-k", "2,3", "--train-rows", "22", "--test-rows", "22", "--out", str(out))
-    assert res.returncode == 0, res.stderr
-    return out
+    return generated_folder(tmp_path_factory, "endpoint", "--k", "2,3", "--test-k", "2,3", "--train-rows", "22",
+                            "--test-rows", "22")
 
 
 class Server:

@@ -18,17 +18,15 @@ import pytest
 
 from clutrr.llm.client import ChatClient, ChatSettings, EndpointError, ResponseCache
 from fault_servers import GoodThenBad, Recorder, Redirect, Trickle, chat_reply, handler, serve
-from helpers import run_generate
+from helpers import generated_folder
 
 KEY = "sk-test-secret-0123"
 
 
 @pytest.fixture(scope="module")
 def data(tmp_path_factory):
-    out = tmp_path_factory.mktemp("faults") / "d"
-    res = run_generate("--k", "2", "--test-k", "2", "--train-rows", "5", "--test-rows", "30", "--out", str(out))
-    assert res.returncode == 0, res.stderr
-    return out
+    return generated_folder(tmp_path_factory, "faults", "--k", "2", "--test-k", "2", "--train-rows", "5",
+                            "--test-rows", "30")
 
 
 def clutrr_eval(data, url, *extra, timeout=120, env=None):
@@ -140,15 +138,18 @@ def test_an_endpoint_that_is_not_a_url_is_named_as_such(data, tmp_path, url):
     assert "chat-completions format" not in err and not (tmp_path / "c.jsonl").exists()
 
 
+@pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="peak memory is read from /proc")
 def test_a_huge_sparse_predictions_file_is_refused_without_reading_it(data, tmp_path):
     huge = tmp_path / "huge.jsonl"
     with open(huge, "wb") as fh:
         fh.truncate(1 << 30)  # 1 GiB of holes: NUL characters and no line break
+    # the peak memory of this process image (VmHWM; getrusage's maxrss counts the forking parent too)
     probe = textwrap.dedent(f"""
-        import resource, sys
+        import re, sys
         from clutrr.cli import main
         rc = main(["eval", {str(data)!r}, "--predictions", {str(huge)!r}])
-        print("maxrss_kb", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+        status = open("/proc/self/status").read()
+        print("maxrss_kb", re.search(r"VmHWM:\\s+(\\d+)", status).group(1))
         sys.exit(rc)
     """)
     start = time.monotonic()
