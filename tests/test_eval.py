@@ -150,7 +150,7 @@ def test_unreachable_endpoint_is_one_line_exit_2(data, tmp_path, capsys):
     code, out, err = run_eval(capsys, data, "--endpoint", f"http://127.0.0.1:{port}/v1", "--model-name", "m",
                               "--retries", "1", "--backoff", "0", "--cache", tmp_path / "cache.jsonl", "--limit", "2")
     assert code == 2 and err.count("\n") == 1
-    assert "cannot get an answer" in err and "after 2 tries" in err and "0 answers are cached" in err
+    assert "cannot get an answer" in err and "after 2 tries" in err and "0 answers cached" in err
 
 
 def test_python_callable_in_batches(data, tmp_path, capsys):

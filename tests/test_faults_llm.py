@@ -76,7 +76,7 @@ def test_timeout_is_a_deadline_for_the_whole_request(tmp_path, headers_too):
             client.complete([{"role": "user", "content": "hi"}])
         took = time.monotonic() - start
     assert settings.worst_case_seconds() == pytest.approx(3.2)
-    assert 3.0 <= took <= settings.worst_case_seconds() + 1.0
+    assert 3.0 <= took <= settings.worst_case_seconds() + 2.0  # the bound, with slack for a loaded machine
     assert len(slow.seen) == 2
 
 
@@ -101,7 +101,7 @@ def test_a_reply_without_a_message_object_keeps_what_was_paid_for(data, tmp_path
     with serve(server) as url:
         res = clutrr_eval(data, url, "--cache", str(cache), "--limit", "10", "--concurrency", "1", "--retries", "0")
     err = one_line(res)
-    assert "without a message object in choices[0]" in err and "3 answers are cached" in err
+    assert "without a message object in choices[0]" in err and "3 answers cached" in err
     assert len(cache_lines(cache)) == 3
     good = handler(Recorder)
     with serve(good) as url:
@@ -242,3 +242,14 @@ def test_a_full_disk_under_the_report_leaves_no_partial_output(data, tmp_path):
     assert "cannot write the report to" in err and "nothing was written there" in err
     assert listing == ["filler"]  # no report folder, no staging folder
     assert len(server.seen) == 30 and len(cache_lines(cache)) == 30  # every answer kept in the cache
+
+
+@needs_small_fs
+def test_a_disk_too_full_for_the_answers_in_flight_is_refused_before_any_request(data, tmp_path):
+    server = handler(Padded)
+    with serve(server) as url:
+        rc, err, listing = in_small_fs(tmp_path, 4096, [
+            sys.executable, "-m", "clutrr.cli", "eval", str(data), "--endpoint", url, "--model-name", "m",
+            "--cache", "FS/cache.jsonl"])
+    assert rc == 2 and err.count("\n") == 1 and "no room for the response cache" in err, err
+    assert server.seen == [] and ".cache.jsonl.reserve" not in listing

@@ -137,7 +137,8 @@ def _endpoint_records(args: argparse.Namespace, data, progress: bool) -> list[di
         return predict_with_endpoint(client, data, args.prompt, args.shots, args.shot_seed, progress, args.samples,
                                      args.system_prompt, template)
     except EndpointError as exc:
-        raise UsageError(f"{exc}; {len(cache)} answers are cached in {cache_path}, a rerun resumes") from None
+        n = len(cache)
+        raise UsageError(f"{exc}; {n} answer{'' if n == 1 else 's'} cached in {cache_path}, a rerun resumes") from None
     except CacheError as exc:
         raise UsageError(str(exc)) from None
 

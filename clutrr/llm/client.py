@@ -503,8 +503,8 @@ class ChatClient:
         if failure is not None:
             raise failure
         if self.cache.full:
-            raise CacheError(f"the disk holding the response cache {self.cache.path} is full; the {len(self.cache)} "
-                             "answers received are cached there, free some space and rerun to resume")
+            raise CacheError(f"the disk holding the response cache {self.cache.path} is full; every answer received "
+                             f"({len(self.cache)} in all) is cached there: free some space and rerun to resume")
 
 
 class _Status(Exception):
