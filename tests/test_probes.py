@@ -139,10 +139,14 @@ def test_permutation_acceptance_by_hand():
     assert m.omega_max == 0.5  # stories 0 and 2 have a gold-predicted permutation
     assert m.omega_rand == 0.25  # only story 0 beats 1/4 (3/4 > 1/4; story 2 has exactly 1/4)
     assert m.p_correct == pytest.approx((0.75 + 0.0) / 2)
-    assert m.p_wrong == pytest.approx((0.25 + 0.0) / 2)
-    assert (m.originally_correct, m.originally_wrong) == (2, 2)
-    # P^f: accepted permutations of the stories wrong originally over all their permutations (q x 2)
-    assert (m.accepted_wrong, m.permutations_wrong, m.q) == (1, 8, 4)
+    assert (m.originally_correct, m.originally_wrong, m.flipped) == (2, 2, 1)
+    # P^f (the thesis): over D^f, the wrong stories with an accepted permutation: story 2 alone
+    assert m.p_wrong == 1 / 4 and (m.accepted_wrong, m.permutations_flipped, m.q) == (1, 4, 4)
+    # over every story wrong originally (stories 2 and 3): 1 of 8 permutations
+    assert m.p_wrong_all == 1 / 8 and m.permutations_wrong == 8
+    # a uniform guesser over 4 labels with q = 4: 1 - (3/4)^4; above 1/4 needs 2 or more of 4
+    assert m.random_omega_max == pytest.approx(1 - (3 / 4) ** 4)
+    assert m.random_omega_rand == pytest.approx(1 - (3 / 4) ** 4 - 4 * (1 / 4) * (3 / 4) ** 3)
     with pytest.raises(ValueError):
         permutation_acceptance(gold, original, permuted[:3], n_labels=4)
 
