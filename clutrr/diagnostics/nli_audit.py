@@ -218,6 +218,11 @@ def render_recast_markdown(report: dict, title: str) -> str:
     if OVERLAP in report["models"]:
         out.append("**Overlap heuristic:** " + (f"beats the majority baseline in: {', '.join(lexical)}" if lexical
                                                 else "does not beat the majority baseline in any split") + ".  ")
+    kinds = Counter()
+    for sp in report["splits"]:
+        kinds.update(sp["groups"][0]["negatives"])
+    if kinds:
+        out.append("**Not-entailed hypotheses:** " + ", ".join(f"{n} {k}" for k, n in sorted(kinds.items())) + ".  ")
     enc = report["encoder"]
     if enc["ran"]:
         runs = [t for sp in report["splits"] for t in sp["encoder_trainings"]]
