@@ -33,7 +33,9 @@ from typing import Callable, Sequence
 
 from clutrr.core.kb import KB
 from clutrr.diagnostics.giveaway import COVERAGE_XS, giveaway_words
-from clutrr.diagnostics.models import Fitter, Predictions, majority, majority_label, memoized, naive_bayes, predict_items
+from clutrr.diagnostics.models import (
+    Fitter, Predictions, majority, majority_label, memoized, naive_bayes, predict_splits,
+)
 from clutrr.diagnostics.stats import TWO_SIDED, entropy_bits, sign_test
 from clutrr.io.csv_format import StoryRow
 from clutrr.io.datadir import Split
@@ -91,12 +93,6 @@ def clutrr_models() -> dict[str, Fitter]:
     """The baselines of a CLUTRR split: majority, query-only and story-bag."""
     return {"majority": majority(), "query_only": naive_bayes(query_features),
             "story_bag": naive_bayes(memoized(lambda r: story_tokens(r.story)))}
-
-
-def predict_split(split: Split, train_rows: Sequence[StoryRow], seed: int = 0,
-                  models: dict[str, Fitter] | None = None) -> Predictions:
-    """Baseline predictions for ``split`` (see :func:`clutrr.diagnostics.models.predict_items`)."""
-    return predict_items(split.rows, train_rows, split.is_train, lambda r: r.target, models or clutrr_models(), seed)
 
 
 def label_skew(labels: Sequence[str], vocab_size: int) -> dict:
@@ -215,11 +211,13 @@ def audit_dataset(splits: Sequence[Split], kb: KB, seed: int = 0, alpha: float =
     vocab_size = len(kb.words)
     models = clutrr_models()
     bag = memoized(lambda r: story_tokens(r.story))
-    report_splits, predictions = [], {}
+    predictions = predict_splits({s.name: (s.rows, s.is_train) for s in splits}, train_rows, lambda r: r.target,
+                                 models, seed)
+    report_splits = []
     for split in splits:
         if not split.rows:
             continue
-        preds = predictions[split.name] = predict_split(split, train_rows, seed, models)
+        preds = predictions[split.name]
         by_k: dict[int, list[int]] = defaultdict(list)
         for i, r in enumerate(split.rows):
             by_k[r.k].append(i)

@@ -147,6 +147,27 @@ def predict_items(items: Sequence, train_items: Sequence, is_train: bool, label:
     return out
 
 
+def predict_splits(splits: dict[str, tuple[Sequence, bool]], train_items: Sequence, label: Callable[[Any], str],
+                   models: dict[str, Fitter], seed: int = 0,
+                   group: Callable[[Any], object] | None = None) -> dict[str, Predictions]:
+    """:func:`predict_items` for every split of ``splits`` (name -> (items, is_train)), with the
+    models trained once on ``train_items`` for all the splits that are not cross-validated."""
+    tested = [name for name, (items, is_train) in splits.items() if items and train_items and not is_train]
+    out: dict[str, Predictions] = {}
+    if tested:
+        pooled = [it for name in tested for it in splits[name][0]]
+        both = predict_items(pooled, train_items, False, label, models, seed, group)
+        start = 0
+        for name in tested:
+            n = len(splits[name][0])
+            out[name] = both.subset(range(start, start + n))
+            start += n
+    for name, (items, is_train) in splits.items():
+        if items and name not in out:
+            out[name] = predict_items(items, train_items, is_train, label, models, seed, group)
+    return {name: out[name] for name in splits if name in out}
+
+
 def memoized(featurize: Featurizer) -> Featurizer:
     """``featurize`` computed once per item object (the audit asks several times)."""
     cache: dict[int, tuple[Any, list[str]]] = {}

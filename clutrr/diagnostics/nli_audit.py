@@ -30,8 +30,9 @@ from clutrr.diagnostics.audit import (
     ALPHA, AuditResult, accuracy, majority_baselines, majority_cells, model_cells, paired_test, pct, sided_name,
     story_tokens,
 )
-from clutrr.diagnostics.models import Fitter, Predictions, majority, memoized, naive_bayes, predict_items, rule, \
-    text_classifier
+from clutrr.diagnostics.models import (
+    Fitter, Predictions, majority, memoized, naive_bayes, predict_splits, rule, text_classifier,
+)
 from clutrr.diagnostics.recast import ENTAILED, NOT_ENTAILED
 from clutrr.diagnostics.stats import TWO_SIDED
 from clutrr.errors import UsageError
@@ -161,15 +162,15 @@ def audit_recast(splits: Sequence[NliSplit], seed: int = 0, alpha: float = ALPHA
     models = nli_models(encoder)
     if not labels <= {ENTAILED, NOT_ENTAILED}:
         del models[OVERLAP]  # the heuristic answers with this project's two labels
-    report_splits, predictions = [], {}
+    # the pairs of one story share a fold; records that do not name their story are each their own group
+    by_story = all("source_id" in r for s in splits for r in s.records)
+    predictions = predict_splits({s.name: (s.records, s.is_train) for s in splits}, train, lambda r: r["label"],
+                                 models, seed, group=(lambda r: r["source_id"]) if by_story else None)
+    report_splits = []
     for split in splits:
         if not split.records:
             continue
-        # the pairs of one story share a fold; records that do not name their story are each their own group
-        by_story = all("source_id" in r for r in split.records)
-        preds = predictions[split.name] = predict_items(
-            split.records, train, split.is_train, lambda r: r["label"], models, seed,
-            group=(lambda r: r["source_id"]) if by_story else None)
+        preds = predictions[split.name]
         by_k: dict[object, list[int]] = defaultdict(list)
         for i, rec in enumerate(split.records):
             by_k[_k(rec)].append(i)
@@ -180,8 +181,7 @@ def audit_recast(splits: Sequence[NliSplit], seed: int = 0, alpha: float = ALPHA
         else:
             groups[0]["k"] = next(iter(by_k))
         report_splits.append({"split": split.name, "role": "train" if split.is_train else "test",
-                              "evaluation": preds.evaluation, "groups": groups,
-                              "encoder_trainings": preds.info.get(HYP_ENCODER, [])})
+                              "evaluation": preds.evaluation, "groups": groups})
         if step is not None:
             step(len(split.records))
     biased = [s["split"] for s in report_splits
@@ -195,12 +195,24 @@ def audit_recast(splits: Sequence[NliSplit], seed: int = 0, alpha: float = ALPHA
         "sign_test": alternative,
         "train_splits": [s.name for s in splits if s.is_train],
         "models": [m for m in models if m != "majority"],
-        "encoder": {"ran": HYP_ENCODER in models, "skipped": encoder.skipped if encoder else "not requested"},
+        "encoder": {"ran": HYP_ENCODER in models, "skipped": encoder.skipped if encoder else "not requested",
+                    "trainings": _trainings(predictions)},
         "splits": report_splits,
         "summary": {"hypothesis_only_beats_majority": biased, "overlap_beats_majority": lexical,
                     "passes": not biased},
     }
     return AuditResult(report, predictions)
+
+
+def _trainings(predictions: dict[str, Predictions]) -> list[dict]:
+    """The encoder's trainings, each once: the cross-validation folds, and one on the training split."""
+    seen, out = set(), []
+    for preds in predictions.values():
+        for info in preds.info.get(HYP_ENCODER, []):
+            if id(info) not in seen:
+                seen.add(id(info))
+                out.append(info)
+    return out
 
 
 def render_recast_markdown(report: dict, title: str) -> str:
@@ -225,7 +237,7 @@ def render_recast_markdown(report: dict, title: str) -> str:
         out.append("**Not-entailed hypotheses:** " + ", ".join(f"{n} {k}" for k, n in sorted(kinds.items())) + ".  ")
     enc = report["encoder"]
     if enc["ran"]:
-        runs = [t for sp in report["splits"] for t in sp["encoder_trainings"]]
+        runs = enc["trainings"]
         out.append(f"**Hypothesis-only encoder:** BiLSTM trained {len(runs)} time(s) with a development split and "
                    f"early stopping (best epochs {', '.join(str(t['best_epoch']) for t in runs)}).")
     else:
