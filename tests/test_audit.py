@@ -280,3 +280,24 @@ def test_nli_records_without_a_story_id_are_cross_validated_one_by_one():
     assert preds.evaluation == "5-fold cross-validation"
     hyp = sum(p == r["label"] for p, r in zip(preds.by_model["hypothesis_nb"], records)) / len(records)
     assert hyp < 0.6  # random labels: held-out predictions cannot learn them
+
+
+def test_cli_sign_test_giveaway_rank_and_biased_flags(tmp_path, capsys):
+    two, one = tmp_path / "two", tmp_path / "one"
+    assert main(["audit", str(FIXTURES), "--out", str(two)]) == 0
+    assert main(["audit", str(FIXTURES), "--out", str(one), "--sign-test", "one-sided", "--giveaway-rank", "frequency"]) == 0
+    a, b = (json.loads((d / "audit.json").read_text()) for d in (two, one))
+    assert (a["sign_test"], b["sign_test"]) == ("two-sided", "greater")
+    for sa, sb in zip(a["splits"], b["splits"]):
+        ta, tb = sa["groups"][0]["query_only"]["vs_majority"], sb["groups"][0]["query_only"]["vs_majority"]
+        assert (ta["wins"], ta["losses"]) == (tb["wins"], tb["losses"])
+        if tb["wins"] > tb["losses"]:  # the one-sided p of the leading model is half the two-sided one
+            assert ta["p_value"] == min(1.0, 2 * tb["p_value"])
+        counts = [d["count"] for d in sb["giveaway"]["top"]]
+        assert counts == sorted(counts, reverse=True) and sb["giveaway"]["rank"] == "frequency"
+    assert "ranked by frequency (as Poliak et al.)" in (one / "audit.md").read_text()
+    capsys.readouterr()
+    assert main(["audit", str(FIXTURES), "--easy-hard", str(tmp_path / "eh"), "--biased", "hypothesis_nb"]) == 2
+    assert "--biased 'hypothesis_nb'" in capsys.readouterr().err and not (tmp_path / "eh").exists()
+    assert main(["audit", str(FIXTURES), "--easy-hard", str(tmp_path / "eh"), "--biased", "story_bag"]) == 0
+    assert json.loads((tmp_path / "eh" / "easy_hard.json").read_text())["biased_model"] == "story_bag"
