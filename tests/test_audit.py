@@ -14,7 +14,7 @@ from clutrr.diagnostics.audit import (
 from clutrr.diagnostics.giveaway import giveaway_words
 from clutrr.cli import main
 from clutrr.io.datadir import Split, load_splits
-from clutrr.core.generator import GeneratorConfig, make_example
+from clutrr.story.generator import GeneratorConfig, make_example
 from clutrr.core.kb import load_kb
 from clutrr.diagnostics.stats import GREATER, binomial_two_sided, binomial_upper_tail, sign_test
 from diag_rows import FIXTURES, RELEASE, make_row, write_csv

@@ -9,7 +9,7 @@ from dataclasses import replace
 import pytest
 
 from clutrr.cli import main
-from clutrr.core.generator import GeneratorConfig, make_example
+from clutrr.story.generator import GeneratorConfig, make_example
 from clutrr.core.kb import GENDERS, load_kb
 from clutrr.core.entailment import story_closure
 from clutrr.core.kb import bits
