@@ -59,7 +59,7 @@ def fit_predict(train_texts: Sequence[str], train_labels: Sequence[str], train_g
 
     Returns ``predictions`` (labels), ``scores`` (class probabilities, in ``labels`` order) and
     ``info`` (development size and accuracy, epochs run, best epoch). Runs on one CPU thread, so
-    a seed gives the same predictions on every machine.
+    a seed gives the same predictions on a given machine; on a terminal the epochs show a progress bar.
     """
     labels = sorted(set(train_labels))
     index = {lab: i for i, lab in enumerate(labels)}
@@ -70,7 +70,7 @@ def fit_predict(train_texts: Sequence[str], train_labels: Sequence[str], train_g
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
-        history = model.fit([stories[i] for i in fit_idx], [stories[i] for i in dev_idx], seed=seed, progress=False)
+        history = model.fit([stories[i] for i in fit_idx], [stories[i] for i in dev_idx], seed=seed)
         probs = model.predict_proba([_story(i, t, 0) for i, t in enumerate(test_texts)]) if test_texts else \
             np.zeros((0, len(labels)))
     finally:

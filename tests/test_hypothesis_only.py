@@ -74,7 +74,7 @@ def test_without_torch_the_encoder_is_skipped_in_one_line(recast, tmp_path):
     assert "| hyp-NB | p | overlap | p | to beat |" in r.stdout and "hyp-enc" not in r.stdout
 
 
-@pytest.mark.parametrize("spec", ["bilstm2", "no_such_module:fit", "toy_encoders:missing"])
+@pytest.mark.parametrize("spec", ["bilstm2", "no_such_module:fit", "toy_encoders:missing", "toy_encoders:broken"])
 def test_a_bad_encoder_is_one_line_and_exit_2(recast, spec, capsys, tmp_path):
     assert main(["audit", str(recast), "--encoder", spec, "--out", str(tmp_path / "rep")]) == 2
     assert capsys.readouterr().err.count("\n") == 1

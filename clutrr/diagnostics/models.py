@@ -21,6 +21,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from clutrr.diagnostics.naive_bayes import MultinomialNB, tied_rows
+from clutrr.errors import UsageError
 
 FOLDS = 5
 
@@ -81,9 +82,13 @@ def text_classifier(fit_predict: Callable[..., dict], text: Callable[[Any], str]
 
     def fit(train, labels, groups, test, seed) -> Fitted:
         out = fit_predict([text(r) for r in train], list(labels), list(groups), [text(r) for r in test], seed)
+        if not isinstance(out, dict) or "predictions" not in out:
+            raise UsageError(f"{getattr(fit_predict, '__name__', 'the classifier')} must return a dict with "
+                             "'predictions'")
         preds = list(out["predictions"])
         if len(preds) != len(test):
-            raise ValueError(f"the classifier returned {len(preds)} predictions for {len(test)} items")
+            raise UsageError(f"{getattr(fit_predict, '__name__', 'the classifier')} returned {len(preds)} "
+                             f"predictions for {len(test)} items")
         scores = out.get("scores")
         tied = tied_rows(np.asarray(scores, dtype=float)) if scores is not None and len(test) else [False] * len(test)
         return Fitted(preds, tied, out.get("info"))
