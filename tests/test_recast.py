@@ -14,7 +14,7 @@ from clutrr.core.kb import GENDERS, load_kb
 from clutrr.core.entailment import story_closure
 from clutrr.core.kb import bits
 from clutrr.diagnostics.recast import (
-    CONTRADICTION, DROP_NEUTRAL, DROP_TARGET, ENTAILED, MIXED, NEUTRAL, NOT_ENTAILED, Item, negative_relations,
+    CONTRADICTION, DROP_NEUTRAL, DROP_TARGET, ENTAILED, MIXED, NEUTRAL, NOT_ENTAILED, negative_relations,
     recast_splits, settle,
 )
 from clutrr.diagnostics.verify import query_predicates, row_facts
@@ -183,6 +183,9 @@ def test_neutral_relations_are_witnessed_for_the_query_pair_and_open_pairs():
                    story_edges=[(0, 1)], edge_types=["son"])
     assert settle([lone], KB, negatives=NEUTRAL) == ([], Counter({DROP_NEUTRAL: 1}))
     assert settle([lone], KB)[0][0].neutral == {}  # contradictions only: no search
+    # a fact without a relation word (released noise) might refute what a world ignoring it holds
+    untyped = replace(_two_families(), story_edges=[(0, 1), (2, 3), (1, 2)])
+    assert settle([untyped], KB, negatives=NEUTRAL) == ([], Counter({DROP_NEUTRAL: 1}))
 
 
 def test_neutral_negatives_are_neither_derived_nor_refuted():

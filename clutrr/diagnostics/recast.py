@@ -147,7 +147,11 @@ def _false_words(kb: KB, world: WorldFacts, derived: tuple[int, ...], head_gende
 
 def _neutral_words(kb: KB, row: StoryRow, facts: list[tuple[int, int, int]], genders: list[int],
                    closure: dict[tuple[int, int], int]) -> dict[str, tuple[str, str]]:
-    """Witnessed neutral words: for the query pair, then for each pair the story leaves open."""
+    """Witnessed neutral words: for the query pair, then for each pair the story leaves open.
+    None for a story with facts the KB cannot read (released noise edges carry no relation
+    word): a world that ignores them might hold what they refute."""
+    if len(row.edge_types) < len(row.story_edges) or not all(row.edge_types):
+        return {}
     derived = {pair: set(bits(v)) for pair, v in closure.items()}
     n = len(genders)
     pairs = [tuple(row.query_edge)] + [(x, y) for x in range(n) for y in range(n)

@@ -26,6 +26,7 @@ from clutrr.diagnostics.worlds import kb_worlds
 
 MAX_EMBEDDINGS = 256
 PER_WORLD = 8
+CACHE_SIZE = 50_000  # searches remembered, by facts and genders (cleared when full)
 
 Fact = tuple[int, int, int]  # (a, predicate, b): b is a's predicate
 
@@ -48,6 +49,8 @@ class WorldIndex:
         the number of embeddings found."""
         key = (tuple(facts), tuple(genders), tuple(pairs))
         if key not in self._cache:
+            if len(self._cache) >= CACHE_SIZE:
+                self._cache.clear()
             held = {pair: Counter() for pair in pairs}
             total = 0
             for w, phi in self._embeddings(facts, genders):
