@@ -272,7 +272,9 @@ def pct(x: float) -> str:
 
 
 def fmt_p(x: float) -> str:
-    """A p-value in two significant digits."""
+    """A p-value in two significant digits (one too small for a float is shown as such)."""
+    if x == 0:
+        return "<1e-300"
     return f"{x:.2g}" if x >= 1e-4 else f"{x:.1e}"
 
 
