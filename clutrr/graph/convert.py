@@ -14,7 +14,7 @@ from clutrr.graph.story import typed_record
 if TYPE_CHECKING:  # pragma: no cover
     import networkx as nx
 
-GRAPH_KEYS = ("id", "k", "noise", "pattern", "story", "target", "noise_inferred", "answers")
+GRAPH_KEYS = ("id", "k", "noise", "pattern", "story", "target", "noise_inferred", "file", "answers")
 INSTALL_HINT = "pip install 'clutrr[graph]'"
 
 

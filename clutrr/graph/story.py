@@ -8,6 +8,8 @@ The form is the typed record of a dataset folder's ``*.jsonl`` files (and of
     edges    [{head, tail, relation, predicate, noise}]   chain facts first, in order
     query    [head, tail]                                   indices into people
     noise_inferred   False for a typed record, True when the kinds were read off the graph's shape
+    file, answers    for a story of ``clutrr eval``'s items: its test file and the models' answers
+                     ([{model, answer, correct, sample}])
 
 An edge says "tail is head's relation". ``noise`` is ``none`` on a chain fact, else
 ``supporting``, ``irrelevant`` or ``disconnected``.
@@ -175,8 +177,9 @@ def typed_record(source: Any) -> dict:
         record["k"] = sum(e["noise"] == "none" for e in record["edges"])
     _check_chain([(e["head"], e["tail"]) for e in record["edges"]], record["k"], tuple(record["query"]),
                  len(record["people"]), f"story {record['id']}")
-    if "answers" in source:
-        record["answers"] = list(source["answers"])
+    for key in ("file", "answers"):  # an eval item's test file and the models' answers
+        if source.get(key) is not None:
+            record[key] = source[key]
     return record
 
 
