@@ -1,6 +1,8 @@
 """The PyG dataset over a folder yields the GAT baseline's own graphs, and trains a GNN in a few lines."""
 from __future__ import annotations
 
+import importlib.util
+
 import pytest
 import torch
 from torch_geometric.loader import DataLoader
@@ -11,6 +13,7 @@ from clutrr.baselines.neural import EVAL_SEED
 from clutrr.baselines.pyg_dataset import ClutrrGraphs, file_stems
 from clutrr.errors import UsageError
 from baseline_data import tiny_data  # noqa: F401  (a module fixture)
+from helpers import REPO
 
 KEYS = ("x", "edge_index", "edge_type", "query_index", "y")
 
@@ -60,3 +63,17 @@ def test_bad_splits_are_usage_errors(tiny_data, tmp_path):  # noqa: F811
         ClutrrGraphs(tmp_path / "absent")
     with pytest.raises(UsageError, match="no stories left"):
         ClutrrGraphs(tiny_data, "1.1_test", pre_filter=lambda d: False)
+
+
+def test_the_documented_gnn_example_trains_and_scores_every_test_file(tiny_data, capsys):  # noqa: F811
+    spec = importlib.util.spec_from_file_location("pyg_gnn", REPO / "docs" / "examples" / "pyg_gnn.py")
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    threads = torch.get_num_threads()
+    try:
+        example.main([str(tiny_data), "--epochs", "1"])
+    finally:
+        torch.set_num_threads(threads)
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in lines] == ["1.1_test", "1.2_test"]
+    assert all(0.0 <= float(line.split()[1]) <= 1.0 for line in lines)

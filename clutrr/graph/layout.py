@@ -135,5 +135,5 @@ def _place_apart(graph: Any, pos: dict[int, tuple[float, float]]) -> None:
         top = max(gen.values())
         order = sorted(part)
         for i, p in enumerate(order):
-            pos[p] = (left + i * GAP, bottom - 2 * LEVEL - (top - gen[p]) * LEVEL)
+            pos[p] = (left + i * GAP, bottom - 1.6 * LEVEL - (top - gen[p]) * LEVEL)
         left += len(order) * GAP + GAP
