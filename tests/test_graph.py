@@ -20,7 +20,7 @@ from clutrr.graph.draw import story_figure
 from clutrr.graph.layout import GAP, generation_steps, layered_layout
 from clutrr.graph.output import MARK, draw_story
 from clutrr.graph.story import StoryGraphError
-from clutrr.io.csv_format import read_csv
+from clutrr.io.csv_format import CsvWriter, read_csv
 from helpers import run_generate
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -256,3 +256,20 @@ def test_import_clutrr_stays_light():
             "print(sorted(m for m in ('networkx', 'matplotlib', 'torch') if m in sys.modules))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+def test_a_row_without_a_chain_is_one_line_and_nothing_is_drawn(tmp_path, capsys):
+    good, bad = (make_example(GeneratorConfig(), 4, "irrelevant", 2, i, "test").row for i in range(2))
+    bad.story_edges = [bad.story_edges[1], bad.story_edges[0], *bad.story_edges[2:]]
+    data = tmp_path / "data"
+    data.mkdir()
+    with open(data / "3.4_test.csv", "w", newline="", encoding="utf-8") as fh:
+        writer = CsvWriter(fh)
+        writer.write(good)
+        writer.write(bad)
+    assert main(["show", str(data), "-n", "2", "--draw", str(tmp_path / "pic.svg")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"story {bad.id}: the first 4 facts are not a chain" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data"]
+    assert main(["show", "--wrong"]) == 2
+    assert "--model and --wrong go with --items" in capsys.readouterr().err

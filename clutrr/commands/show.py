@@ -6,6 +6,7 @@ import random
 
 from clutrr.core.generator import GeneratorConfig, check_request, make_example
 from clutrr.core.noise import NOISE_KINDS
+from clutrr.diagnostics.progress import bar
 from clutrr.errors import UsageError
 from clutrr.graph.items import item_stories
 from clutrr.graph.output import draw_stories
@@ -63,6 +64,8 @@ def run(args: argparse.Namespace) -> int:
     """Print the stories, one blank line apart."""
     if args.n < 1:
         raise UsageError(f"-n must be at least 1, got {args.n}")
+    if args.items is None and (args.model is not None or args.wrong):
+        raise UsageError("--model and --wrong go with --items")
     if args.items is not None:
         if args.data is None:
             raise UsageError("--items needs DATA, the dataset folder the evaluation ran on")
@@ -72,7 +75,8 @@ def run(args: argparse.Namespace) -> int:
         shown = [(r, r) for r in (_from_folder(args) if args.data is not None else _generated(args))]
     texts = ["\n".join([format_row(row), *(f"  {line}" for line in answer_lines(src))]) for row, src in shown]
     if args.draw is not None:
-        paths = draw_stories([src for _, src in shown], args.draw)
+        with bar(len(shown), "drawing", unit="story") as progress:
+            paths = draw_stories([src for _, src in shown], args.draw, step=progress.update)
         texts = [f"{text}\n  picture: {path}" for text, path in zip(texts, paths)]
     print("\n\n".join(texts))
     return 0

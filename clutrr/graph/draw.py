@@ -147,12 +147,17 @@ def _facts(ax: Any, graph: Any, pos: dict, half: dict) -> None:
                 bbox=dict(boxstyle="round,pad=0.15", fc="white", ec="none", alpha=0.85))
 
 
+def as_graph(source: Any) -> Any:
+    """``source`` when it is a networkx MultiDiGraph already, else :func:`to_networkx` of it."""
+    nx = require_networkx()
+    return source if isinstance(source, nx.MultiDiGraph) else to_networkx(source)
+
+
 def story_figure(source: Any) -> "Figure":
     """The picture (a matplotlib Figure) of a story: anything :func:`clutrr.graph.to_networkx`
     takes, or the graph it made."""
-    nx = require_networkx()
     plt = require_matplotlib()
-    graph = source if isinstance(source, nx.MultiDiGraph) else to_networkx(source)
+    graph = as_graph(source)
     pos = layered_layout(graph)
     xs, ys = [p[0] for p in pos.values()], [p[1] for p in pos.values()]
     x0, x1, y0, y1 = min(xs) - 0.7, max(xs) + 0.7, min(ys) - 0.45, max(ys) + 0.55

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from clutrr.errors import UsageError
-from clutrr.graph.draw import require_matplotlib, story_figure
+from clutrr.graph.draw import as_graph, require_matplotlib, story_figure
 
 MARK = "clutrr story graph"
 FORMATS = (".svg", ".png")
@@ -71,8 +71,15 @@ def draw_story(source: Any, path: str | Path) -> Path:
     return save_figure(story_figure(source), target)
 
 
-def draw_stories(sources: Sequence[Any], path: str | Path) -> list[Path]:
-    """Draw each story to its own file (see :func:`picture_paths`); every target is checked first."""
+def draw_stories(sources: Sequence[Any], path: str | Path, step: Callable[[], object] | None = None) -> list[Path]:
+    """Draw each story to its own file (see :func:`picture_paths`); every target is checked first.
+    ``step`` is called after each picture (a progress bar's update)."""
     targets = picture_paths(path, len(sources))
     check_targets(targets)
-    return [save_figure(story_figure(s), t) for s, t in zip(sources, targets)]
+    graphs = [as_graph(s) for s in sources]  # every story is checked before any picture is written
+    out = []
+    for graph, target in zip(graphs, targets):
+        out.append(save_figure(story_figure(graph), target))
+        if step is not None:
+            step()
+    return out

@@ -30,12 +30,13 @@ from typing import Any
 
 from clutrr.core.kb import load_kb
 from clutrr.core.noise import TASK_OF_NOISE
+from clutrr.errors import UsageError
 from clutrr.io.csv_format import StoryRow, split_f_comb
 
 NOISE_KINDS = ("supporting", "irrelevant", "disconnected")
 
 
-class StoryGraphError(ValueError):
+class StoryGraphError(UsageError, ValueError):
     """An input that does not describe a story graph (its chain is not a path, an index is out of range)."""
 
 
