@@ -32,15 +32,12 @@ PAD = 0.3  # box padding, in font sizes
 
 
 def require_matplotlib() -> Any:
-    """pyplot on the headless Agg backend, or UsageError naming the extra that installs it."""
+    """The matplotlib module, or UsageError naming the extra that installs it."""
     try:
         import matplotlib
     except ImportError:
         raise UsageError(f"drawing needs matplotlib: {INSTALL_HINT}") from None
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
+    return matplotlib
 
 
 def _header(graph: Any) -> list[tuple[str, str]]:
@@ -156,7 +153,10 @@ def as_graph(source: Any) -> Any:
 def story_figure(source: Any) -> "Figure":
     """The picture (a matplotlib Figure) of a story: anything :func:`clutrr.graph.to_networkx`
     takes, or the graph it made."""
-    plt = require_matplotlib()
+    require_matplotlib()
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
     graph = as_graph(source)
     pos = layered_layout(graph)
     xs, ys = [p[0] for p in pos.values()], [p[1] for p in pos.values()]
@@ -171,7 +171,8 @@ def story_figure(source: Any) -> "Figure":
     legend_h = 0.25 * math.ceil(len(handles) / ncol) + 0.1
     foot_h = legend_h + len(lines) * LINE_IN + 0.2
     height = head_h + graph_h + foot_h
-    fig = plt.figure(figsize=(width, height), dpi=100)
+    fig = Figure(figsize=(width, height), dpi=100)  # headless, and outside pyplot's global state
+    FigureCanvasAgg(fig)
     ax = fig.add_axes(((width - graph_w) / 2 / width, foot_h / height, graph_w / width, graph_h / height))
     ax.set_xlim(x0, x1)
     ax.set_ylim(y0, y1)

@@ -82,15 +82,14 @@ def _generations(graph: Any, start: list[int], gen: dict[int, int]) -> list[int]
     return order
 
 
-def _relax(graph: Any, x: dict[int, float], free: list[int]) -> None:
+def _relax(neighbours: dict[int, list[int]], x: dict[int, float], free: list[int]) -> None:
     """Move each free person towards the mean column of their neighbours (fixed people stay)."""
     for _ in range(RELAX_ROUNDS):
         for v in free:
-            near = [x[u] for u in graph.to_undirected(as_view=True).neighbors(v)]
-            x[v] = sum(near) / len(near)
+            x[v] = sum(x[u] for u in neighbours[v]) / len(neighbours[v])
 
 
-def _place(level: dict[float, list[float]], want: float) -> float:
+def _place(level: list[float], want: float) -> float:
     """The free spot of a generation nearest to ``want`` (half-column steps)."""
     for i in range(200):
         cand = want + (i + 1) // 2 * 0.5 * (1 if i % 2 else -1)
@@ -109,9 +108,11 @@ def layered_layout(graph: Any) -> dict[int, tuple[float, float]]:
         data = next(d for _, t, d in graph.out_edges(a, data=True) if t == b and d["position"] is not None)
         gen[b] = gen[a] + steps.get(data["predicate"], 0)
     hanging = _generations(graph, chain, gen)
-    for v in hanging:
-        x[v] = x[next(u for u in graph.to_undirected(as_view=True).neighbors(v) if u in x)]
-    _relax(graph, x, hanging)
+    undirected = graph.to_undirected(as_view=True)
+    neighbours = {v: list(undirected.neighbors(v)) for v in hanging}
+    for v in hanging:  # start beside the person they were reached from
+        x[v] = x[next(u for u in neighbours[v] if u in x)]
+    _relax(neighbours, x, hanging)
     rows: dict[int, list[float]] = {}
     for p in chain:
         rows.setdefault(gen[p], []).append(x[p])

@@ -47,18 +47,17 @@ def check_targets(paths: Sequence[Path]) -> None:
 
 def save_figure(fig: Any, path: Path) -> Path:
     """Write ``fig`` to ``path`` (format from the suffix) through a temporary file beside it."""
-    plt = require_matplotlib()
+    matplotlib = require_matplotlib()
     svg = path.suffix.lower() == ".svg"
     meta = {"Creator": MARK, "Date": None} if svg else {"Software": MARK}
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     try:
-        with plt.rc_context({"svg.fonttype": "none", "svg.hashsalt": MARK}):
+        with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": MARK}):
             fig.savefig(tmp, format=path.suffix[1:].lower(), metadata=meta)
         os.replace(tmp, path)
     except OSError as exc:
         raise UsageError(f"cannot write {path}: {exc.strerror}") from None
     finally:
-        plt.close(fig)
         if os.path.exists(tmp):
             os.unlink(tmp)
     return path

@@ -104,17 +104,14 @@ def infer_noise_kinds(edges: list[tuple[int, int]], k: int) -> list[str]:
 
 
 def _check_chain(edges: list[tuple[int, int]], k: int, query: tuple[int, int], n_people: int, what: str) -> None:
+    """StoryGraphError unless every index names a person and the first ``k`` edges lead from
+    the first query person to the second."""
     if any(not (0 <= p < n_people) for e in [*edges, query] for p in e):
         raise StoryGraphError(f"{what}: an edge or the query names a person missing from the people")
-    walk = query[0]
-    for a, b in edges[:k]:
-        if a != walk:
-            break
-        walk = b
-    else:
-        if len(edges) >= k and walk == query[1]:
-            return
-    raise StoryGraphError(f"{what}: the first {k} facts are not a chain from the first query person to the second")
+    chain = edges[:k]
+    linked = all(b == a for (_, b), (a, _) in zip(chain, chain[1:]))
+    if k < 1 or len(chain) < k or not linked or chain[0][0] != query[0] or chain[-1][1] != query[1]:
+        raise StoryGraphError(f"{what}: the first {k} facts are not a chain from the first query person to the second")
 
 
 def _from_facts(ident: str, people: list[dict], facts: list[tuple[int, str | None, int]], k: int,
