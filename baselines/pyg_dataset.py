@@ -26,7 +26,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable
 
-from clutrr.baselines import require_torch
+from clutrr.baselines.optional import require_torch
 
 require_torch()
 

@@ -11,7 +11,7 @@ import networkx as nx
 import pytest
 
 from clutrr.cli import main
-from clutrr.core.generator import GeneratorConfig, make_example
+from clutrr import GeneratorConfig, make_example
 from clutrr.errors import UsageError
 from clutrr.eval.items import make_item
 from clutrr.graph import from_networkx, to_networkx, typed_record

@@ -14,7 +14,8 @@ from pathlib import Path
 
 from clutrr.errors import UsageError
 from clutrr.graph.story import canonical_word, record_from_row
-from clutrr.io.csv_format import RowParseError, StoryRow, read_csv
+from clutrr.core.records import StoryRow
+from clutrr.io.csv_format import RowParseError, read_csv
 from clutrr.io.datadir import split_paths
 
 REQUIRED = ("model", "id", "file", "gold", "answer", "correct")

@@ -31,7 +31,7 @@ from typing import Any
 from clutrr.core.kb import load_kb
 from clutrr.core.noise import TASK_OF_NOISE
 from clutrr.errors import UsageError
-from clutrr.io.csv_format import StoryRow, split_f_comb
+from clutrr.core.records import StoryRow, split_f_comb
 
 NOISE_KINDS = ("supporting", "irrelevant", "disconnected")
 
