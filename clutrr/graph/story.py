@@ -148,7 +148,8 @@ def record_from_item(item: dict) -> dict:
     meta = item.get("metadata") or {}
     if "facts" not in meta or "people" not in meta:
         raise StoryGraphError(f"item {item.get('id')}: no metadata facts and people to draw")
-    facts = [(int(a), w, int(b)) for a, w, b in meta["facts"]]
+    facts = [(int(f["head"]), f["relation"], int(f["tail"])) if isinstance(f, dict) else (int(f[0]), f[1], int(f[2]))
+             for f in meta["facts"]]  # {head, relation, tail}, or [head, relation, tail] in items of 0.2
     query = tuple(int(i) for i in meta["query_edge"])
     extra = {"noise": meta.get("noise"), "pattern": meta.get("pattern"), "story": item.get("story", ""),
              "target": item.get("answer")}
