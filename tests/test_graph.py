@@ -273,3 +273,20 @@ def test_a_row_without_a_chain_is_one_line_and_nothing_is_drawn(tmp_path, capsys
     assert sorted(p.name for p in tmp_path.iterdir()) == ["data"]
     assert main(["show", "--wrong"]) == 2
     assert "--model and --wrong go with --items" in capsys.readouterr().err
+
+
+def test_show_items_of_a_real_clutrr_eval_run(folder, tmp_path, capsys):
+    rows = [r for stem in ("5.3_test", "5.20_test") for r in read_csv(folder / f"{stem}.csv")]
+    predictions = tmp_path / "aunt.jsonl"
+    predictions.write_text("".join(json.dumps({"id": r.id, "prediction": "aunt"}) + "\n" for r in rows))
+    assert main(["eval", str(folder), "--predictions", str(predictions), "--out", str(tmp_path / "eval")]) == 0
+    capsys.readouterr()
+    items = tmp_path / "eval" / "items.jsonl"
+    wrong = sum(r.target != "aunt" for r in rows)
+    assert main(["show", str(folder), "--items", str(items), "--wrong", "-n", "100"]) == 0
+    stories = capsys.readouterr().out.strip().split("\n\n")
+    assert len(stories) == wrong and all("aunt answered: aunt   (wrong)" in s for s in stories)
+    assert main(["show", str(folder), "--items", str(items), "--file", "5.3_test", "-n", "1",
+                 "--draw", str(tmp_path / "one.svg")]) == 0
+    svg = (tmp_path / "one.svg").read_text()
+    assert "aunt answered: aunt" in svg and "file 5.3_test" in svg
