@@ -36,7 +36,7 @@ def to_networkx(source: Any) -> "nx.MultiDiGraph":
     (the KB predicate or None), ``noise`` (``none`` on the chain, else its kind) and
     ``position`` (0-based place in the chain, None for noise). ``G.graph`` holds ``query``
     (head, tail), ``target`` and the story's ``id``, ``k``, ``noise``, ``pattern``, ``story``,
-    ``noise_inferred`` and, for an eval item, ``answers``.
+    ``noise_inferred`` and, for a story of an eval's items, ``file`` and ``answers``.
     """
     nx = require_networkx()
     record = typed_record(source)
