@@ -200,7 +200,7 @@ def test_python_api_and_report_round_trip(data, tmp_path):
     again = Report.from_dict(json.loads(json.dumps(report.to_dict())))
     assert again.to_dict() == report.to_dict()
     write_report([report], tmp_path / "out")
-    assert {p.name for p in (tmp_path / "out").iterdir()} == {"report.md", "report.json", "accuracy_vs_k.png"}
+    assert {p.name for p in (tmp_path / "out").iterdir()} == {"report.md", "report.json", "accuracy_vs_k.png", ".clutrr-output.json"}
 
 
 def test_wilson_interval_known_values():

@@ -7,6 +7,7 @@ import signal
 import sys
 from pathlib import Path
 
+from clutrr.io.ownership import FORCE_HELP
 from clutrr.engines import engine_names
 from clutrr.io.dataset import ROWS_PER_SHARD, DatasetSpec, RunOptions, write_dataset
 from clutrr.io.formats import parse_formats
@@ -62,7 +63,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--holdout", type=float, default=0.1, help="share of k>2 patterns kept out of training (default 0.1)")
     p.add_argument("--seed", type=int, default=0, help="random seed: fixes every byte of the output (default 0)")
     p.add_argument("--out", default="data/clutrr", help="output directory (default data/clutrr)")
-    p.add_argument("--force", action="store_true", help="replace an existing non-empty output directory")
+    p.add_argument("--force", action="store_true", help=FORCE_HELP)
     p.add_argument("--workers", type=int, default=None,
                    help="worker processes (local engine, default 1) or CPUs of a local Ray instance (default all);"
                         " output is identical for any number")
