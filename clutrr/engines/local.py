@@ -6,20 +6,30 @@ forking a process that has imported numpy is not safe) they are spawned and each
 them itself. A worker that dies breaks the pool; the engine then starts a new pool and
 resubmits the tasks in flight, so the parent never waits forever. Workers ignore Ctrl-C
 and take the default action on SIGTERM: the parent alone handles both and terminates
-them, so no worker prints a traceback.
+them, so no worker prints a traceback. Workers die with their parent, however it ends
+(SIGKILL, the out-of-memory killer): on Linux the kernel sends them SIGKILL
+(``PR_SET_PDEATHSIG``), elsewhere a watchdog thread notices the parent is gone.
 """
 from __future__ import annotations
 
+import ctypes
 import gc
 import multiprocessing as mp
+import os
 import signal
 import sys
+import threading
+import time
 from collections import deque
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Callable, Iterable, Iterator
 
 from clutrr.engines.base import Engine, EngineError, window
+from clutrr.engines.resources import check_memory
+
+PR_SET_PDEATHSIG = 1
+WATCHDOG_PERIOD = 0.5  # seconds between a watchdog's looks at the parent (where PR_SET_PDEATHSIG is missing)
 
 
 def start_method() -> str:
@@ -27,7 +37,28 @@ def start_method() -> str:
     return "fork" if sys.platform.startswith("linux") else "spawn"
 
 
-def _init_worker(prepare: Callable[[Any], None] | None, context: Any) -> None:
+def _watch_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(WATCHDOG_PERIOD)
+    os._exit(1)
+
+
+def die_with_parent(parent: int) -> None:
+    """Make this process end when process ``parent`` (its parent) ends, even by SIGKILL."""
+    done = False
+    if sys.platform.startswith("linux"):
+        try:
+            done = ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL) == 0
+        except (OSError, AttributeError):  # pragma: no cover - a libc without prctl
+            done = False
+    if not done:  # pragma: no cover - macOS, Windows
+        threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
+    if os.getppid() != parent:  # the parent died before the request took effect
+        os._exit(1)
+
+
+def _init_worker(prepare: Callable[[Any], None] | None, context: Any, parent: int) -> None:
+    die_with_parent(parent)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a forked worker inherits the parent's handler
     if prepare is not None:
@@ -47,6 +78,7 @@ class LocalEngine(Engine):
     def __init__(self, workers: int = 1, address: str | None = None, max_retries: int = 3,
                  prepare: Callable[[Any], None] | None = None) -> None:
         super().__init__(workers, address, max_retries, prepare)
+        check_memory(workers)
         self._pool: ProcessPoolExecutor | None = None
 
     def describe(self) -> str:
@@ -65,7 +97,7 @@ class LocalEngine(Engine):
             previous = None
         try:
             pool = ProcessPoolExecutor(self.workers, mp_context=mp.get_context(method),
-                                       initializer=_init_worker, initargs=(self.prepare, context))
+                                       initializer=_init_worker, initargs=(self.prepare, context, os.getpid()))
             for _ in range(self.workers):  # processes are spawned on demand: ask for all of them now
                 pool.submit(_idle)
         finally:

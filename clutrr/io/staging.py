@@ -62,13 +62,18 @@ def real_target(target: str | Path) -> Path:
 
 
 def _alive(pid: int) -> bool:
+    """Whether process ``pid`` runs on this host (a zombie, dead but not yet reaped, does not)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:  # another user's process
         return True
-    return True
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
+    except OSError:  # it ended just now, or there is no /proc (macOS: os.kill said it runs)
+        return not Path("/proc/self").exists()
+    return stat.rpartition(")")[2].split()[:1] not in (["Z"], ["X"])
 
 
 def remove_stale(parent: Path, name: str) -> list[Path]:
