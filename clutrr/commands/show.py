@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import random
+from typing import Iterator
 
 from clutrr.core.generator import GeneratorConfig, check_request, make_example
 from clutrr.core.noise import NOISE_KINDS
@@ -44,16 +45,17 @@ def _from_folder(args: argparse.Namespace) -> list[StoryRow]:
     return random.Random(args.seed).sample(rows, min(args.n, len(rows)))
 
 
-def _generated(args: argparse.Namespace) -> list[StoryRow]:
+def _generated(args: argparse.Namespace) -> Iterator[StoryRow]:
     config = GeneratorConfig()
     check_request(args.k, args.noise, args.split, config)
-    return [make_example(config, args.k, args.noise, args.seed, i, args.split).row for i in range(args.n)]
+    return (make_example(config, args.k, args.noise, args.seed, i, args.split).row for i in range(args.n))
 
 
 def run(args: argparse.Namespace) -> int:
-    """Print the stories, one blank line apart."""
+    """Print the stories, one blank line apart, each as soon as it is made."""
     if args.n < 1:
         raise UsageError(f"-n must be at least 1, got {args.n}")
     rows = _from_folder(args) if args.data is not None else _generated(args)
-    print("\n\n".join(format_row(r) for r in rows))
+    for i, row in enumerate(rows):
+        print(("\n" if i else "") + format_row(row), flush=True)
     return 0
