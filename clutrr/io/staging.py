@@ -165,6 +165,20 @@ def replace_dir(staged: Path, target: str | Path) -> None:
         shutil.rmtree(backup, ignore_errors=True)
 
 
+def write_file(path: str | Path, text: str) -> None:
+    """Write ``text`` to ``path`` atomically: a failure (a full disk) leaves the old file, or none."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.tmp-{_host()}-{os.getpid()}-", dir=path.parent or ".")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.chmod(tmp, 0o666 & ~_umask())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
 class StagedDir:
     """Stage output files, then put the staging folder in the place of ``target``.
 
