@@ -25,8 +25,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from clutrr.baselines.optional import require_torch
 from clutrr.io.ownership import FORCE_HELP
-from clutrr.baselines import require_torch
 
 require_torch(main=__name__ == "__main__")
 

@@ -5,7 +5,7 @@ import argparse
 import random
 from typing import Iterator
 
-from clutrr.core.generator import GeneratorConfig, check_request, make_example
+from clutrr.story.generator import GeneratorConfig, check_request, make_example
 from clutrr.core.noise import NOISE_KINDS
 from clutrr.errors import UsageError
 from clutrr.io.csv_format import StoryRow
