@@ -25,7 +25,8 @@ from clutrr.core.noise import NOISE_KINDS, TASK_OF_NOISE, add_noise
 from clutrr.core.soundness import check_sound
 from clutrr.core.vocabulary import WordMask, load_vocabulary, reachable_targets, vocabulary_names, word_mask
 from clutrr.render.stitching import Piece, render_path
-from clutrr.render.templates import Bank, load_bank
+from clutrr.render.bank_files import load_bank
+from clutrr.render.templates import Bank
 from clutrr.render.usable import split_banks, usable_bank
 
 MAX_K = 30
