@@ -88,7 +88,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--num-shards", type=int, default=None, help="number of jobs sharing the shards (with --shard)")
     p.add_argument("--resume", action="store_true",
                    help="keep finished shards when stopped, and skip shards already finished by an earlier run")
-    p.add_argument("--kb", default="kinship", help="KB: kinship or a rules file (must be sound)")
+    p.add_argument("--kb", default="kinship",
+                   help="KB: kinship (default), kinship-blood, or a rules file marked sound (clutrr_v1 is not)")
     p.add_argument("--templates", default="paraphrase", help="templates: paraphrase (the bank), synthetic (one plain sentence per fact), or a YAML/AMT JSON path (default paraphrase)")
     p.add_argument("--fallback-templates", default="paraphrase",
                    help="bank that fills the one-fact clauses --templates lacks (default paraphrase; none: no filling)")
