@@ -33,6 +33,8 @@ def _cannot_write(parent: Path, exc: OSError) -> UsageError:
     reason = exc.strerror
     if exc.errno == errno.ENOENT and parent.is_dir():  # e.g. /proc: it exists but takes no new entries
         reason = "the folder exists but its file system does not accept new files"
+    elif exc.errno in (errno.EEXIST, errno.ENOTDIR):
+        reason = "a file is in the way, where a folder is needed"
     return UsageError(f"cannot write to {parent}: {reason}")
 
 
