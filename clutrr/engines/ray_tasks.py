@@ -14,6 +14,7 @@ from collections import deque
 from typing import Any, Callable, Iterable, Iterator
 
 from clutrr.engines.base import Engine, EngineError, window
+from clutrr.engines.resources import check_memory
 from clutrr.errors import UsageError
 
 try:
@@ -85,6 +86,7 @@ class RayEngine(Engine):
                 check_reachable(address, connect_timeout)
                 options["address"] = address
             else:
+                check_memory(workers)
                 options["num_cpus"] = workers
             try:
                 ray.init(**options)
