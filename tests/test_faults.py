@@ -386,7 +386,7 @@ def test_an_empty_templates_file_is_refused_not_replaced_by_the_fallback(tmp_pat
     empty = tmp_path / "empty.yaml"
     empty.write_text("")
     one_line(cli("generate", *SMALL, "--templates", str(empty), "--out", str(tmp_path / "d")),
-             "no usable template (none were found)")
+             "no template found")
 
 
 def test_resume_with_force_replaces_a_finished_dataset_of_other_arguments(tmp_path):

@@ -27,7 +27,7 @@ from clutrr.core.vocabulary import WordMask, load_vocabulary, reachable_targets,
 from clutrr.render.stitching import Piece, render_path
 from clutrr.render.bank_files import load_bank
 from clutrr.render.templates import Bank
-from clutrr.render.usable import split_banks, usable_bank
+from clutrr.render.usable import split_banks
 
 MAX_K = 30
 MAX_ATTEMPTS = 400
@@ -154,9 +154,8 @@ def _split_banks(source: str, template_split: bool, seed: int, kb_name: str,
         raise
     except (OSError, ValueError, yaml.YAMLError) as exc:
         raise UsageError(f"cannot load templates {source!r} (fallback {fallback!r}): {exc}") from None
-    if source not in ("synthetic", "paraphrase") and not len(usable_bank(source, kb_name)):
-        how = "all of them are flagged (see clutrr paraphrases check)" if len(load_bank(source)) else "none were found"
-        raise UsageError(f"--templates {source}: no usable template ({how}); "
+    if source not in ("synthetic", "paraphrase") and not len(load_bank(source)):
+        raise UsageError(f"--templates {source}: no template found (an empty file?); "
                          f"the fallback bank would write every story alone")
     kb = load_kb(kb_name)
     for split, part in zip(SPLITS, parts):
