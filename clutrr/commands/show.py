@@ -7,7 +7,11 @@ from typing import Iterator
 
 from clutrr.story.generator import GeneratorConfig, check_request, make_example
 from clutrr.core.noise import NOISE_KINDS
+from clutrr.diagnostics.progress import bar
 from clutrr.errors import UsageError
+from clutrr.graph.items import item_stories
+from clutrr.graph.output import draw_stories
+from clutrr.graph.story import answer_lines
 from clutrr.io.csv_format import StoryRow
 from clutrr.io.datadir import load_splits
 
@@ -25,6 +29,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--noise", default="none", help=f"without DATA: {'|'.join(NOISE_KINDS)} (default none)")
     p.add_argument("--split", default="test", help="without DATA: train or test templates and patterns (default test)")
     p.add_argument("--seed", type=int, default=0, help="which stories: a seeded sample of the file, or the generator seed")
+    p.add_argument("--draw", metavar="FILE", default=None,
+                   help="also draw each story's graph to FILE (.svg or .png; several: FILE-1.svg, FILE-2.svg, ...)")
+    p.add_argument("--items", metavar="ITEMS", default=None,
+                   help="with DATA: the stories of clutrr eval's items.jsonl, with each model's answer")
+    p.add_argument("--model", default=None, help="with --items: one model's answers only")
+    p.add_argument("--wrong", action="store_true", help="with --items: only stories a model got wrong")
 
 
 def format_row(row: StoryRow) -> str:
@@ -51,11 +61,30 @@ def _generated(args: argparse.Namespace) -> Iterator[StoryRow]:
     return (make_example(config, args.k, args.noise, args.seed, i, args.split).row for i in range(args.n))
 
 
+def _text(row: StoryRow, source) -> str:
+    """A story as :func:`format_row` prints it, with the answers of an evaluated item below."""
+    return "\n".join([format_row(row), *(f"  {line}" for line in answer_lines(source))])
+
+
 def run(args: argparse.Namespace) -> int:
     """Print the stories, one blank line apart, each as soon as it is made."""
     if args.n < 1:
         raise UsageError(f"-n must be at least 1, got {args.n}")
-    rows = _from_folder(args) if args.data is not None else _generated(args)
-    for i, row in enumerate(rows):
-        print(("\n" if i else "") + format_row(row), flush=True)
+    if args.items is None and (args.model is not None or args.wrong):
+        raise UsageError("--model and --wrong go with --items")
+    if args.items is not None:
+        if args.data is None:
+            raise UsageError("--items needs DATA, the dataset folder the evaluation ran on")
+        shown = item_stories(args.items, args.data, model=args.model, file=args.file, wrong=args.wrong,
+                             n=args.n, seed=args.seed)
+    else:
+        shown = ((r, r) for r in (_from_folder(args) if args.data is not None else _generated(args)))
+    if args.draw is not None:  # every picture's target is checked before any is drawn: all stories first
+        shown = list(shown)
+        with bar(len(shown), "drawing", unit="story") as progress:
+            paths = draw_stories([src for _, src in shown], args.draw, step=progress.update)
+        print("\n\n".join(f"{_text(row, src)}\n  picture: {path}" for (row, src), path in zip(shown, paths)))
+        return 0
+    for i, (row, src) in enumerate(shown):
+        print(("\n" if i else "") + _text(row, src), flush=True)
     return 0
