@@ -33,7 +33,7 @@ from clutrr.io.shards import LogicalFile, Shard, plan_shards
 from clutrr.io.staging import PARTIAL_STAMP, partial_dir, replace_dir, staging_dir
 from clutrr.io.store import LocalStore, Store, local_path, open_store
 from clutrr.pipeline.parts import join_file, rewrite_rows, seal_shard, write_piece
-from clutrr.pipeline.spec import ROWS_PER_SHARD, DatasetSpec, RunOptions, plan_pieces
+from clutrr.pipeline.spec import ROWS_PER_SHARD, DatasetSpec, RunOptions, plan_pieces, task_size
 from clutrr.pipeline.tasks import RowFailure, TaskContext, add_counts, fault_from_env, prepare, run_task, text_measures
 from clutrr.render.measures import filled_clauses
 from clutrr.render.usable import usable_bank
@@ -68,11 +68,14 @@ def write_dataset(spec: DatasetSpec, out: str | Path, workers: int = 1, force: b
                    "rows_per_shard": rows_per_shard}
     keep = run.resume or run.shard is not None
     if run.resume and run.shard is None and target.exists("manifest.json"):
-        return _finished(target, fingerprint, shards)
+        done = _finished(target, fingerprint, shards, force)
+        if done is not None:
+            return done
     work = _work_store(target, force, keep, fingerprint)
     ctx = TaskContext(spec.config, spec.seed, tuple(files), formats, fault_from_env(), work.location)
+    workers = min(run.workers, task_count(spec, shards))  # never more workers than tasks
     try:
-        with create_engine(run.engine, workers=run.workers, address=run.address, prepare=prepare) as engine:
+        with create_engine(run.engine, workers=workers, address=run.address, prepare=prepare) as engine:
             engine.start(ctx)  # the KB and templates are loaded (in this process first, when workers are forked)
             check_feasible(spec, ctx, engine)
             mine = shards if run.shard is None else [s for s in shards if s.global_number % run.shard[1] == run.shard[0]]
@@ -122,17 +125,31 @@ def write_unless_present(spec: DatasetSpec, out: str | Path, progress: bool = Fa
     return out
 
 
-def _finished(target: Store, fingerprint: dict, shards: list[Shard]) -> dict:
-    """--resume on a finished dataset: its config.json when every file matches the manifest."""
-    config = json.loads(target.read_text("config.json"))
+def task_count(spec: DatasetSpec, shards: list[Shard]) -> int:
+    """The tasks of a run: the feasibility check's rows, or the shards' blocks if more."""
+    blocks_ = sum(-(-s.rows // task_size(max(s.file.ks))) for s in shards)
+    return max(1, blocks_, sum(len(f.ks) for f in spec.logical_files()))
+
+
+def _finished(target: Store, fingerprint: dict, shards: list[Shard], force: bool) -> dict | None:
+    """--resume on a finished dataset: its config.json when every file matches the manifest;
+    None when it must be generated again (it differs, and ``force`` allows replacing it)."""
+    try:
+        config = json.loads(target.read_text("config.json"))
+        listed = {e["file"] for e in json.loads(target.read_text("manifest.json"))["files"]}
+    except (OSError, ValueError, KeyError, TypeError):
+        config, listed = {}, set()
     planned = {name for s in shards for name in mf.shard_files(s, tuple(fingerprint["formats"])).values()}
-    listed = {e["file"] for e in json.loads(target.read_text("manifest.json"))["files"]}
     if config.get("spec") != fingerprint["spec"] or config.get("formats") != fingerprint["formats"] or planned != listed:
-        raise UsageError(f"{target.shown} holds a dataset of other arguments; use --force to replace it")
+        if force:
+            return None
+        raise UsageError(f"{target.shown} holds a dataset of other arguments; add --force to replace it")
     bad = mf.check_manifest(target)
     if bad:
+        if force:
+            return None
         raise UsageError(f"{target.shown}/{bad[0]} differs from manifest.json ({len(bad)} files); "
-                         f"use --force to regenerate")
+                         f"add --force to regenerate")
     return config
 
 
