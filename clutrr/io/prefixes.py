@@ -75,10 +75,10 @@ def _write(target: Store, work: Store, name: str, text: str) -> None:
     try:
         work.write_text(name, text)
     except OSError as exc:
-        raise UsageError(store_error(target, exc)) from None
+        raise UsageError(_store_error(target, exc)) from None
 
 
-def store_error(store: Store, exc: OSError) -> str:
+def _store_error(store: Store, exc: OSError) -> str:
     """The one-line message for a store that failed (no credentials in it)."""
     text = str(exc).strip()
     reason = exc.strerror or (text.splitlines()[0] if text else type(exc).__name__)

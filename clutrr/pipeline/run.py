@@ -27,7 +27,7 @@ from clutrr.engines import Engine, create_engine
 from clutrr.errors import UsageError
 from clutrr.io import manifest as mf
 from clutrr.io.dedupe import PatternCounts, StoryHashes, bucket_count, hash_records
-from clutrr.io.prefixes import commit_prefix, partial_prefix, staging_prefix, store_error
+from clutrr.io.prefixes import commit_prefix, partial_prefix, staging_prefix
 from clutrr.io.rows import Task, TaskResult
 from clutrr.io.shards import LogicalFile, Shard, plan_shards
 from clutrr.io.staging import PARTIAL_STAMP, partial_dir, replace_dir, staging_dir
@@ -96,9 +96,6 @@ def write_dataset(spec: DatasetSpec, out: str | Path, workers: int = 1, force: b
     except RowFailure as exc:
         _discard(work, keep)
         raise infeasible(spec, exc.k, exc.noise, exc.split) from None
-    except OSError as exc:  # the output folder or store failed (full, gone, no permission)
-        _discard(work, keep)
-        raise UsageError(store_error(target, exc)) from None
     except BaseException:
         _discard(work, keep)
         raise
