@@ -20,8 +20,8 @@ psutil = pytest.importorskip("psutil")
 
 from clutrr.engines.ray_cluster import LocalCluster, free_port  # noqa: E402
 
-ARGS = ["--k", "2,3", "--test-k", "3", "--noise", "all", "--train-rows", "1500", "--test-rows", "200", "--seed", "8",
-        "--format", "csv,jsonl,parquet"]
+ARGS = ["--k", "2,3", "--test-k", "3", "--noise", "all", "--train-rows", "2500", "--test-rows", "200", "--seed", "8",
+        "--format", "csv,jsonl,parquet", "--rows-per-shard", "200"]
 
 
 def _generate(out, *extra: str, env: dict | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
@@ -32,19 +32,32 @@ def _generate(out, *extra: str, env: dict | None = None, timeout: float = 300) -
 @pytest.fixture(scope="module")
 def cluster():
     with LocalCluster((1, 1)) as c:
-        yield c
+        yield c, c.node_ids()
+
+
+def _records(parts):
+    out = []
+    for path in parts.glob("*.json"):
+        try:
+            out.append(json.loads(path.read_text()))
+        except (OSError, ValueError):  # being written
+            continue
+    return out
 
 
 class Killer(threading.Thread):
-    """Kills (SIGKILL) the first Ray worker of node ``node`` seen running a task."""
+    """Once node ``node`` has written a shard (its id in a part record under ``parts``), kills
+    (SIGKILL) the next Ray worker of that node seen running a task."""
 
-    def __init__(self, cluster: LocalCluster, node: int) -> None:
+    def __init__(self, cluster: LocalCluster, node: int, node_id: str, parts) -> None:
         super().__init__(daemon=True)
-        self.cluster, self.node = cluster, node
+        self.cluster, self.node, self.node_id, self.parts = cluster, node, node_id, parts
         self.killed: list[int] = []
         self.done = threading.Event()
 
     def run(self) -> None:
+        while not self.done.is_set() and not any(self.node_id in r["nodes"] for r in _records(self.parts)):
+            time.sleep(0.01)
         while not self.done.is_set() and not self.killed:
             for pid, proc in self.cluster.processes(self.node).items():
                 try:
@@ -58,10 +71,11 @@ class Killer(threading.Thread):
 
 
 def test_tasks_run_on_both_nodes_and_a_killed_worker_changes_no_byte(cluster, tmp_path):
+    cluster, ids = cluster
     local = _generate(tmp_path / "local")
     assert local.returncode == 0, local.stderr
     ray_args = ("--engine", "ray", "--address", cluster.address)
-    killer = Killer(cluster, 1)
+    killer = Killer(cluster, 1, ids["node1"], tmp_path / ".d.partial" / ".parts")
     killer.start()
     try:
         job = _generate(tmp_path / "d", *ray_args, "--shard", "0", "--num-shards", "1", env=cluster.env)
@@ -69,10 +83,9 @@ def test_tasks_run_on_both_nodes_and_a_killed_worker_changes_no_byte(cluster, tm
         killer.done.set()
         killer.join()
     assert job.returncode == 0, job.stderr
-    assert killer.killed, "no worker of the second node was seen running a task"
-    records = [json.loads(p.read_text()) for p in (tmp_path / ".d.partial" / ".parts").glob("*.json")]
-    nodes = {n for r in records for n in r["nodes"]}
-    assert nodes == set(cluster.node_ids().values()), (nodes, cluster.node_ids())
+    assert killer.killed, "no worker of the second node was seen running a task after it wrote a shard"
+    nodes = {n for r in _records(tmp_path / ".d.partial" / ".parts") for n in r["nodes"]}
+    assert nodes == set(ids.values()), (nodes, ids)
     done = _generate(tmp_path / "d", *ray_args, "--resume", env=cluster.env)
     assert done.returncode == 0, done.stderr
     mine = sorted(p.name for p in (tmp_path / "d").iterdir())
