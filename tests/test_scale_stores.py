@@ -116,3 +116,23 @@ def test_store_failures_are_one_line_without_credentials(s3):
     assert "cannot write to s3://no-such-bucket/d" in missing.stderr and SECRET not in missing.stderr
     whole = _generate("s3://data", env, args=SMALL)
     assert whole.returncode == 2 and "whole bucket" in whole.stderr
+
+
+def test_a_job_array_on_s3_then_resume_assembles_the_local_bytes(s3, tmp_path):
+    fs, env = s3
+    args = [*SMALL, "--rows-per-shard", "10"]
+    local = _generate(str(tmp_path / "d"), None, args=args)
+    assert local.returncode == 0, local.stderr
+    for i in range(2):
+        job = _generate("s3://data/array/d", env, "--shard", str(i), "--num-shards", "2", args=args)
+        assert job.returncode == 0, job.stderr
+    fs.invalidate_cache()
+    assert fs.ls("data/array", detail=False) == ["data/array/.d.partial"]
+    done = _generate("s3://data/array/d", env, "--resume", args=args)
+    assert done.returncode == 0, done.stderr
+    fs.invalidate_cache()
+    assert fs.ls("data/array", detail=False) == ["data/array/d"]
+    names = sorted(p.name for p in (tmp_path / "d").iterdir())
+    assert sorted(p.rpartition("/")[2] for p in fs.find("data/array/d")) == names
+    for name in names:
+        assert fs.cat(f"data/array/d/{name}") == (tmp_path / "d" / name).read_bytes(), name
