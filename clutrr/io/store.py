@@ -124,10 +124,6 @@ class Store:
             for chunk in iter(lambda: src.read(1 << 20), b""):
                 dst.write(chunk)
 
-    def child(self, name: str) -> "Store":
-        """The store rooted at folder ``name`` of this one."""
-        return open_store(f"{self.location.rstrip('/')}/{name}")
-
     def sibling(self, name: str) -> "Store":
         """The store rooted at ``name`` beside this one (in the same parent folder or prefix)."""
         return open_store(f"{self.location.rstrip('/').rpartition('/')[0]}/{name}")
@@ -172,8 +168,6 @@ class Store:
 
 class LocalStore(Store):
     """A folder of this machine's file system (which may be one every node mounts)."""
-
-    is_local = True
 
     def __init__(self, root: str | Path) -> None:
         self.root = local_path(root).absolute()
@@ -224,8 +218,6 @@ class FsspecStore(Store):
     Needs fsspec and the file system's package (``pip install 'clutrr[s3]'`` for S3).
     Writes to an object store become visible whole, when the file is closed.
     """
-
-    is_local = False
 
     def __init__(self, url: str) -> None:
         if _USERINFO.search(url):
