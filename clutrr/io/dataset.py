@@ -19,7 +19,7 @@ from pathlib import Path
 
 from clutrr import __version__
 from clutrr.core.generator import GeneratorConfig, banks, check_request, relations_report
-from clutrr.core.noise import TASK_OF_NOISE
+from clutrr.core.memory import task_of
 from clutrr.engines import Engine, create_engine
 from clutrr.errors import UsageError
 from clutrr.io import manifest as mf
@@ -56,6 +56,10 @@ class DatasetSpec:
         if not self.train_k and not self.test_k:
             raise UsageError("nothing to generate: no train or test lengths")
         self.config.validate()
+        stems = [stem for stem, *_ in self.files()]
+        if len(set(stems)) < len(stems):
+            twice = next(s for s in stems if stems.count(s) > 1)
+            raise UsageError(f"two files would be named {twice}: a memory or mixed task takes one test noise type")
         for k in self.train_k:
             check_request(k, self.noise, "train", self.config)
         for noise in self.test_noise:
@@ -66,10 +70,10 @@ class DatasetSpec:
         """(file stem, split, noise, ks) for every output file, train first."""
         out = []
         if self.train_k:
-            task = TASK_OF_NOISE[self.noise]
+            task = task_of(self.noise, self.config.query)
             out.append((",".join(f"{task}.{k}" for k in self.train_k) + "_train", "train", self.noise, self.train_k))
         for noise in self.test_noise:
-            task = TASK_OF_NOISE[noise]
+            task = task_of(noise, self.config.query)
             out += [(f"{task}.{k}_test", "test", noise, (k,)) for k in self.test_k]
         return out
 
@@ -95,9 +99,13 @@ class RunOptions:
     progress: bool = True
 
 
-def task_size(k: int) -> int:
-    """Rows per task: shorter for long chains so tasks take similar time."""
-    return max(16, 1024 // k)
+TASK_WORDS = 1_000_000  # most story words in one task (long contexts)
+
+
+def task_size(k: int, context_words: int = 0) -> int:
+    """Rows per task: shorter for long chains so tasks take similar time, and for long contexts
+    so a task's rows stay a few MB."""
+    return max(1, min(max(16, 1024 // k), TASK_WORDS // max(1, context_words)))
 
 
 def write_dataset(spec: DatasetSpec, out: str | Path, workers: int = 1, force: bool = False,
@@ -199,8 +207,9 @@ def infeasible(spec: DatasetSpec, k: int, noise: str, split: str) -> UsageError:
 def _generate(engine: Engine, ctx: TaskContext, shards: list[Shard], work: Path, progress: bool, total: int) -> None:
     """Generate ``shards`` (pass one: attempt 0 everywhere) into ``work``, with their part files."""
     (work / mf.PARTS).mkdir(exist_ok=True)
+    size = ctx.config.context_words
     tasks = (Task(n, s.file.number, r) for n, (s, r) in
-             enumerate((s, r) for s in shards for r in blocks(s, task_size(max(s.file.ks)))))
+             enumerate((s, r) for s in shards for r in blocks(s, task_size(max(s.file.ks), size))))
     done = total - len(shards)
     bar = _progress_bar(progress, sum(s.rows for s in shards), f"{engine.describe()}: shards {done}/{total}")
     results = engine.imap(run_task, ctx, tasks)
