@@ -41,7 +41,7 @@ class Placed:
 
 
 def _slots(padding_words: list[int], offsets: list[float]) -> list[int]:
-    """For each word offset, the boundary between padding pieces whose offset is nearest."""
+    """For each word offset, the boundary between padding pieces whose offset is nearest (the earlier on a tie)."""
     starts = [0]
     for n in padding_words:
         starts.append(starts[-1] + n)
