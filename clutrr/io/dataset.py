@@ -99,7 +99,7 @@ class RunOptions:
     progress: bool = True
 
 
-TASK_WORDS = 1_000_000  # most story words in one task (long contexts)
+TASK_WORDS = 400_000  # most story words in one task (long contexts)
 
 
 def task_size(k: int, context_words: int = 0) -> int:
