@@ -8,7 +8,7 @@ import re
 import pyarrow.parquet as pq
 import pytest
 
-from clutrr.core.generator import GeneratorConfig, make_example
+from clutrr.story.generator import GeneratorConfig, make_example
 from clutrr.core.padding import load_surnames, query_closure
 from clutrr.diagnostics.verify import verify_row
 from clutrr.io.csv_format import COLUMNS, row_fields

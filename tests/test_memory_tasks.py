@@ -9,12 +9,13 @@ import pytest
 
 from clutrr.core.entailment import story_closure
 from clutrr.core.family import FamilyConfig, sample_family
-from clutrr.core.generator import GeneratorConfig, make_example
+from clutrr.story.generator import GeneratorConfig, make_example
 from clutrr.core.memory import check_retrieval, pick_stated, retrievable, task_of
 from clutrr.core.vocabulary import word_mask
 from clutrr.diagnostics.verify import verify_file
 from clutrr.io.csv_format import read_csv
-from clutrr.io.dataset import DatasetSpec, write_dataset
+from clutrr.pipeline.run import write_dataset
+from clutrr.pipeline.spec import DatasetSpec
 from clutrr.errors import UsageError
 
 MEMORY = GeneratorConfig(query="memory")

@@ -18,11 +18,12 @@ import pyarrow.parquet as pq
 
 from clutrr.errors import UsageError
 from clutrr.io.csv_format import csv_line
-from clutrr.io.dataset import DatasetSpec, RunOptions, write_dataset
 from clutrr.io.formats import open_shard
 from clutrr.io.rows import TaskResult
-from clutrr.core.generator import GeneratorConfig, stable_hash
+from clutrr.pipeline.run import write_dataset
+from clutrr.pipeline.spec import DatasetSpec, RunOptions
 from clutrr.release.configs import Part, ReleaseConfig, scaled
+from clutrr.story.generator import GeneratorConfig, stable_hash
 
 FORMATS = ("csv", "parquet")
 

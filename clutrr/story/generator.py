@@ -15,12 +15,11 @@ import numpy as np
 import yaml
 
 from clutrr.core.chainer import Chain, backward_chain, present_targets, target_pairs
-from clutrr.io.csv_format import StoryRow
+from clutrr.core.records import StoryRow
 from clutrr.core.entailment import chain_entailment, relations_closed, story_closure
 from clutrr.errors import UsageError
 from clutrr.core.family import Family, FamilyConfig, sample_family
 from clutrr.core.kb import GENDERS, KB, load_kb
-from clutrr.core.long_context import MAX_CONTEXT_WORDS, Padding, pad_story
 from clutrr.core.memory import (MEMORY_TASK, QUERY_KINDS, chain_targets, check_retrieval, pick_stated, row_kind,
                                 story_facts)
 from clutrr.core.names import load_names
@@ -31,6 +30,7 @@ from clutrr.render.placement import parse_depth
 from clutrr.render.stitching import Piece, render_path
 from clutrr.render.templates import Bank
 from clutrr.render.usable import split_banks
+from clutrr.story.long_context import MAX_CONTEXT_WORDS, Padding, pad_story
 
 MAX_K = 30
 MAX_ATTEMPTS = 400
@@ -62,7 +62,7 @@ class GeneratorConfig:
     stories_per_family: int = 32
     relations: str = "all"
     query: str = "reasoning"  # reasoning (tasks 1-5), memory (task 6) or mixed (task 7): clutrr.core.memory
-    context_words: int = 0  # pad stories to about this many words (0: no padding): clutrr.core.long_context
+    context_words: int = 0  # pad stories to about this many words (0: no padding): clutrr.story.long_context
     depth: str = "spread"  # where a padded story's own sentences go: a share of the padding, or spread
 
     def validate(self) -> None:
