@@ -141,7 +141,12 @@ def _story_key(seed: int, story_id: str) -> bytes:
 def cut_validation(source: Path, stem: str, target: Path, name: str, valid: int, seed: int) -> list[SplitFile]:
     """Split the training file ``source/stem`` (.csv and .parquet) into ``target/name`` (train) and a
     validation file: the ``valid`` stories of smallest seeded hash of their id, in file order.
-    Validation rows say ``validation`` in their split fields."""
+
+    Rows keep their fields: ``split``/``task_split`` name the generator's split (the templates and
+    patterns a row may use), which for validation rows is ``train``, so tools that tell training
+    files from test files by their rows (``clutrr eval``, ``clutrr audit``) never take the
+    validation file for a test file.
+    """
     with open(source / f"{stem}.csv", newline="", encoding="utf-8") as fh:
         reader = csv.reader(fh)
         header = next(reader)
@@ -151,22 +156,15 @@ def cut_validation(source: Path, stem: str, target: Path, name: str, valid: int,
     records = pq.read_table(source / f"{stem}.parquet").to_pylist()
     if [r["id"] for r in records] != ids:
         raise AssertionError(f"{source / stem}: the CSV and Parquet files disagree on their rows")
-    split_col = header.index("task_split")
     out = []
     for out_name, keep in ((name, False), (name.rpartition("_")[0] + "_validation", True)):
         picked = [i for i in range(len(rows)) if (i in chosen) == keep]
         if not picked:
             continue
-        lines = [csv_line(header)]
-        for n, i in enumerate(picked):
-            cells = [str(n), *rows[i][1:]]
-            if keep:
-                cells[split_col] = "validation"
-            lines.append(csv_line(cells))
+        lines = [csv_line(header), *(csv_line([str(n), *rows[i][1:]]) for n, i in enumerate(picked))]
         (target / f"{out_name}.csv").write_bytes("".join(lines).encode())
         writer = open_shard(target / f"{out_name}.parquet", "parquet")
-        writer.write(TaskResult(None, records=[{**records[i], "split": "validation"} if keep else records[i]
-                                               for i in picked]))
+        writer.write(TaskResult(None, records=[records[i] for i in picked]))
         writer.close()
         out.append(SplitFile(out_name, "validation" if keep else "train", len(picked)))
     return out

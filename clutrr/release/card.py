@@ -117,7 +117,8 @@ def how_made(built: list[tuple[ReleaseConfig, list[SplitFile]]], options: BuildO
            "(derived from the release seed and its name), so configurations share no stories; its files are the "
            "output of the `clutrr generate` commands below, after which the training file is cut into train and "
            "validation by story: the validation rows are those whose id has the smallest seeded hash, in file "
-           "order, and their split fields say `validation`. Test files hold out what `clutrr generate` holds out: "
+           "order. A row's `split` field (`task_split` in CSV) names the generator's split whose templates and "
+           "patterns it uses, so validation rows say `train`. Test files hold out what `clutrr generate` holds out: "
            "20% of each clause's templates, 10% of the relation patterns of k > 2, and every length not trained on.",
            "", "| configuration | seed | commands |", "|---|---|---|"]
     for config, _ in built:
