@@ -83,11 +83,12 @@ CONFIGS: tuple[ReleaseConfig, ...] = (
                   "stated in the story and one must be composed",
                   (Part(K2_10, train_k=(2, 3), query="mixed"),), (8000, 2000, 900)),
     ReleaseConfig("ctx_train23_test2to10", "long contexts: the story hidden among true facts about other families, "
-                  "a k x context-length grid (1,000, 4,000 and 16,000 words; sentences spread through the text)",
+                  "a k x context-length grid (the same stories at 1,000, 4,000 and 16,000 words; sentences spread through "
+                  "the text)",
                   tuple(Part(CONTEXT_KS, train_k=(2, 3) if words == CONTEXT_WORDS[0] else (), context_words=words,
                              tag=f"w{words}") for words in CONTEXT_WORDS), (4000, 1000, 750)),
-    ReleaseConfig("ctx_depth_k4_w4000", "long contexts by depth: k=4 stories of 4,000 words with their sentences "
-                  "together at 0, 25, 50, 75 or 100% of the text (test only)",
+    ReleaseConfig("ctx_depth_k4_w4000", "long contexts by depth: the same k=4 stories of 4,000 words with their "
+                  "sentences together at 0, 25, 50, 75 or 100% of the text (test only)",
                   tuple(Part((4,), context_words=4000, depth=d, tag=f"d{d}") for d in DEPTHS), (0, 0, 250)),
 )
 BY_NAME = {c.name: c for c in CONFIGS}

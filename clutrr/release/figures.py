@@ -5,7 +5,7 @@
 - leakage: stories that appear in two splits, training rows whose pattern is held out for
   test, and templates of test stories that training stories use;
 - the artifact audit (``clutrr audit``): majority, query-only and story-bag baselines on the
-  test split, trained on the training split (cross-validated when there is none);
+  test split, trained on the training split (none without one);
 - sizes: rows per split and bytes per format.
 """
 from __future__ import annotations
@@ -61,13 +61,16 @@ def leakage(folder: Path, files: list[SplitFile]) -> dict:
             "test_templates": len(templates["test"]), "test_templates_in_training": len(templates["test"] & training)}
 
 
-def audit(kb: KB, folder: Path, files: list[SplitFile]) -> dict:
-    """The artifact audit's figures on the pooled test split (all k)."""
+def audit(kb: KB, folder: Path, files: list[SplitFile]) -> dict | None:
+    """The artifact audit's figures on the pooled test split (all k), its baselines trained on the
+    training split; None for a configuration without one (cross-validating its test files, which
+    repeat each story at several lengths or depths, would measure the repetition)."""
     groups = _by_split(files)
+    if not groups["train"]:
+        return None
     train = [r for f in groups["train"] for r in read_csv(folder / f"{f.stem}.csv")]
     test = [r for f in groups["test"] for r in read_csv(folder / f"{f.stem}.csv")]
-    splits = [Split("release_train", folder, train)] if train else []
-    report = audit_dataset([*splits, Split("release_test", folder, test)], kb).report
+    report = audit_dataset([Split("release_train", folder, train), Split("release_test", folder, test)], kb).report
     group = report["splits"][-1]["groups"][0]
     return {
         "evaluation": report["splits"][-1]["evaluation"],
