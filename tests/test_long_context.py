@@ -53,6 +53,8 @@ def test_padding_keeps_the_label_and_never_names_a_story_person(kb, noise, query
         assert story_people <= mentioned
         others = mentioned - story_people
         assert len(others) >= 50 and not {n.split()[0] for n in others} & first_names
+        surnames = [name.split()[1] for name in story_people]
+        assert len(set(surnames)) == len(surnames) and not {n.split()[1] for n in others} & set(surnames)
         assert all(len(n.split()) == 2 and n.split()[1] in load_surnames() for n in mentioned)
 
 

@@ -34,18 +34,20 @@ def load_surnames() -> tuple[str, ...]:
 
 
 def with_surnames(names: list[str], rng: random.Random) -> list[str]:
-    """The story's people's names with a random surname each (the first names are already distinct)."""
-    surnames = load_surnames()
-    return [f"{name} {surnames[int(rng.random() * len(surnames))]}" for name in names]
+    """The story's people's names, each with a surname of its own: surnames are drawn at random and
+    never shared within a story, so they say nothing about who is whose relative."""
+    return [f"{name} {surname}" for name, surname in zip(names, rng.sample(load_surnames(), len(names)))]
 
 
 class NameAllocator:
-    """Full names for padding people: first names not used by the story, each full name once."""
+    """Full names for padding people: neither the first name nor the surname of any story person,
+    and each full name once."""
 
     def __init__(self, story_names: list[str], rng: random.Random) -> None:
-        taken = {name.split(" ")[0] for name in story_names}
-        self.first = {g: [n for n in names if n not in taken] for g, names in load_names().items()}
-        self.surnames = load_surnames()
+        first = {name.split(" ")[0] for name in story_names}
+        last = {name.split(" ")[-1] for name in story_names}
+        self.first = {g: [n for n in names if n not in first] for g, names in load_names().items()}
+        self.surnames = tuple(s for s in load_surnames() if s not in last)
         self.used = set(story_names)
         self.rand = rng.random
 

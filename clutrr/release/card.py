@@ -201,8 +201,9 @@ LONG_CONTEXT = """## Long contexts
 
 Configurations `ctx_*` hide a story among true facts about other families, rendered from the same templates,
 until the text reaches about the asked number of words (counted by whitespace; no tokenizer is needed). Every
-person of such a story has a full name; padding people never share a first name with the story's people, and the
-closure of every stated fact, the padding's included, still gives the query pair exactly its label. The record's
+person of such a story has a full name whose surname is drawn at random (no two of the story's people share one);
+padding people never share a first name or a surname with the story's people, and the closure of every stated
+fact, the padding's included, still gives the query pair exactly its label. The record's
 `context` field gives the text's length in words, the depth asked, the word offsets of the first and last word of
 the chain's sentences, and the padding's size. Only the story's own facts are listed as edges (the padding is
 text), so graph baselines see no difference from the unpadded stories.
