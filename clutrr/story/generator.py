@@ -299,7 +299,8 @@ def make_example(
     ctx = _context(config, seed, split, k, noise)
     kb = ctx.kb
     rng = random.Random(stable_hash("example", seed, split, k, noise, index, attempt))
-    memory, nth = row_kind(config.query, index, stable_hash("mixed", seed, split, k, noise, index // 2) & 1)
+    coin = stable_hash("mixed", seed, split, k, noise, index // 2) & 1 if config.query == "mixed" else 0
+    memory, nth = row_kind(config.query, index, coin)
     if memory:
         want = _target_word(ctx.stated, seed, split, k, f"{noise}/memory", nth)
     else:
