@@ -44,24 +44,46 @@ def measure(model: str, folder: Path) -> dict:
             "cpu_seconds": round(cpu, 1), "train_rows": doc["train_rows"], "valid_rows": doc["valid_rows"]}
 
 
-def run(release: Path, models: tuple[str, ...], out: Path, progress: bool = True) -> dict:
-    """Measure every model on every configuration of ``release``; write and return the reference document."""
+def run(release: Path, models: tuple[str, ...], out: Path, progress: bool = True, fresh: bool = False) -> dict:
+    """Measure every model on every configuration of ``release``; write and return the reference document.
+
+    The document is rewritten after each measurement; a configuration and model already in ``out``
+    with the same data fingerprint are kept (unless ``fresh``), so an interrupted run resumes.
+    """
     manifest = read_manifest(release)
     if manifest["scale"] != 1.0:
         raise UsageError(f"{release} was built at scale {manifest['scale']}; reference figures need the full release")
-    configs = {}
+    earlier = {} if fresh or not out.is_file() else json.loads(out.read_text(encoding="utf-8")).get("configs", {})
+    configs: dict[str, dict] = {}
     for name in manifest["configs"]:
         if name.startswith(SKIPPED):
             continue
+        fingerprint = manifest["config_fingerprints"][name]
+        known = earlier.get(name, {}) if earlier.get(name, {}).get("fingerprint") == fingerprint else {}
         results = {}
         for model in models:
+            if model in known.get("models", {}):
+                results[model] = known["models"][model]
+                continue
             if progress:
                 print(f"{model} on {name}", file=sys.stderr, flush=True)
             results[model] = measure(model, release / name)
-        configs[name] = {"fingerprint": manifest["config_fingerprints"][name], "files": list(next(iter(
-            results.values()))["by_file"]), "models": results}
-    cpu = {m: round(sum(c["models"][m]["cpu_seconds"] for c in configs.values())) for m in models}
-    doc = {
+            configs[name] = {"fingerprint": fingerprint, "files": list(results[model]["by_file"]), "models": results}
+            _write(out, _document(manifest, models, configs))
+        configs[name] = {"fingerprint": fingerprint, "files": list(results[models[0]]["by_file"]), "models": results}
+    return _write(out, _document(manifest, models, configs))
+
+
+def _write(out: Path, doc: dict) -> dict:
+    out.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+    return doc
+
+
+def _document(manifest: dict, models: tuple[str, ...], configs: dict[str, dict]) -> dict:
+    """The reference document of the configurations measured so far."""
+    cpu = {m: round(sum(c["models"][m]["cpu_seconds"] for c in configs.values() if m in c["models"]))
+           for m in models}
+    return {
         "command": COMMAND, "release_command": manifest["command"], "release_version": manifest["version"],
         "data_fingerprint": manifest["data_fingerprint"], "machine": machine_description(),
         "runs": "one run (seed 0, one thread; 10% of the training split held out for validation)",
@@ -70,8 +92,6 @@ def run(release: Path, models: tuple[str, ...], out: Path, progress: bool = True
                 + ", ".join(f"{m} {s:,} s" for m, s in cpu.items()) + f" ({machine_description()})",
         "skipped": SKIP_REASON, "configs": configs,
     }
-    out.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
-    return doc
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -80,11 +100,14 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m clutrr.baselines.release", description=__doc__.splitlines()[0])
     p.add_argument("--release", required=True, help="a release folder built by `clutrr release` (scale 1)")
     p.add_argument("--models", default=",".join(MODELS), help=f"comma-separated models (default {','.join(MODELS)})")
+    p.add_argument("--fresh", action="store_true", help="measure everything again (default: keep the figures of "
+                                                      "--out whose configuration has the same data fingerprint)")
     p.add_argument("--out", default=str(REFERENCE), help="where to write the reference figures (default: the "
                                                          "package's clutrr/release/reference.json)")
     args = p.parse_args(argv)
     try:
-        doc = run(Path(args.release), tuple(m for m in args.models.split(",") if m), Path(args.out))
+        doc = run(Path(args.release), tuple(m for m in args.models.split(",") if m), Path(args.out),
+                  fresh=args.fresh)
     except UsageError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
