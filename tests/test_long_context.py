@@ -112,5 +112,9 @@ def test_generate_writes_context_records_and_parquet(tmp_path):
     assert table.column("context").to_pylist() == [r["context"] for r in records]
     config = json.loads((out / "config.json").read_text())
     assert config["spec"]["config"]["context_words"] == 1500 and config["spec"]["config"]["depth"] == "0.25"
+    summary = config["text"]["context"]
+    assert summary["stories"] == 11 and summary["asked_words"] == 1500 and summary["depth"] == "0.25"
+    assert summary["mean_words"] >= 1500 and sum(summary["chain_start_by_tenth"]) == 11
+    assert summary["chain_start_by_tenth"][2] + summary["chain_start_by_tenth"][1] >= 5  # about a quarter in
     bad = run_generate("--context-words", "1000", "--depth", "deep", "--out", str(tmp_path / "bad"))
     assert bad.returncode == 2 and "--depth must be" in bad.stderr and not (tmp_path / "bad").exists()

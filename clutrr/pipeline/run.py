@@ -32,6 +32,7 @@ from clutrr.pipeline.tasks import (RowFailure, TaskContext, add_counts, fault_fr
                                    text_measures)
 from clutrr.render.measures import filled_clauses
 from clutrr.render.usable import usable_bank
+from clutrr.story.long_context import context_measures
 
 TOP_PATTERNS = 20
 REPLACE_TASK = 64
@@ -268,9 +269,11 @@ def _assemble(engine: Engine, ctx: TaskContext, spec: DatasetSpec, shards: list[
                                                     "files": entries}, indent=1) + "\n", encoding="utf-8")
     file_patterns, split_patterns = patterns.summarise([f.split for f in files], TOP_PATTERNS)
     templates, bank_text = next(engine.imap(bank_summaries, ctx, [spec]))  # where the templates are loaded
+    text_section = {**bank_text, **text_measures(text),
+                    **context_measures(text, spec.config.context_words, spec.config.depth)}
     return _config(spec, ctx, files, shards, labels, heldout, file_patterns, split_patterns,
                    {"duplicate_stories": 0, "duplicates_replaced": replaced, "rows_replaced": len(attempts),
-                    "heldout_patterns_in_train": heldout_in_train}, templates, {**bank_text, **text_measures(text)})
+                    "heldout_patterns_in_train": heldout_in_train}, templates, text_section)
 
 
 def _resolve_duplicates(engine: Engine, ctx: TaskContext, hashes: StoryHashes) -> tuple[dict[int, int], dict]:

@@ -78,3 +78,30 @@ def pad_story(kb: KB, bank: Bank, padding: Padding, pieces: list[Piece], chain_e
         "padding_people": len({n for a, _, b in said for n in (a, b)}), "padding_families": families,
     }
     return " ".join(placed.texts), context
+
+
+POSITION_BINS = 10
+
+
+def context_counts(context: dict) -> dict:
+    """Additive counts of one padded story's ``context`` record, summed over a dataset (config.json)."""
+    share = POSITION_BINS * context["chain_first_word"] // max(1, context["words"])
+    return {"context_stories": 1, "context_words": context["words"], "context_story_words": context["story_words"],
+            "context_padding_facts": context["padding_facts"],
+            "context_chain_position": {min(POSITION_BINS - 1, share): 1}}
+
+
+def context_measures(counts: dict, words: int, depth: str) -> dict:
+    """config.json's ``context`` entry from summed :func:`context_counts` (empty without padded stories):
+    the words asked and the depth, the mean length in words, and how many stories' chains start in
+    each tenth of their text."""
+    n = counts.get("context_stories", 0)
+    if not n:
+        return {}
+    position = counts["context_chain_position"]
+    return {"context": {
+        "asked_words": words, "depth": depth, "stories": n, "mean_words": round(counts["context_words"] / n, 1),
+        "mean_story_words": round(counts["context_story_words"] / n, 1),
+        "mean_padding_facts": round(counts["context_padding_facts"] / n, 1),
+        "chain_start_by_tenth": [position.get(i, 0) for i in range(POSITION_BINS)],
+    }}
