@@ -90,8 +90,20 @@ def _document(manifest: dict, models: tuple[str, ...], configs: dict[str, dict])
         "cpu_seconds": cpu,
         "cost": "CPU time of training and scoring, all configurations: "
                 + ", ".join(f"{m} {s:,} s" for m, s in cpu.items()) + f" ({machine_description()})",
-        "skipped": SKIP_REASON, "configs": configs,
+        "skipped": SKIP_REASON, "notes": notes(models), "configs": configs,
     }
+
+
+def notes(models: tuple[str, ...]) -> list[str]:
+    """What a reader must know to read the models' figures."""
+    out = []
+    if "composer" in models:
+        from clutrr.baselines.composer import ComposerConfig
+
+        longest = ComposerConfig().max_path_length
+        out.append(f"The composer follows paths of at most {longest} facts (its `max_path_length`): on longer "
+                   "chains it finds no path and answers with its most likely label.")
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:

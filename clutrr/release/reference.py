@@ -37,6 +37,7 @@ def reference_tables(configs: list[str], fingerprints: dict[str, str], path: Pat
         for model, res in measured[name]["models"].items():
             out.append(f"| {model} | {res['all']:.3f} | " + " | ".join(f"{res['by_file'][f]:.3f}" for f in files) + " |")
         out.append("")
+    out += [*ref.get("notes", []), ""] if ref.get("notes") else []
     skipped = [c for c in configs if c not in measured]
     if skipped:
         out += [f"Not measured: {', '.join(f'`{c}`' for c in skipped)} ({ref.get('skipped', 'see baselines/RESULTS.md')}).",
