@@ -41,12 +41,12 @@ def release(scale: float, workers: int) -> None:
 
 def contexts() -> None:
     """Generate k=4 test stories padded to each length; words per CPU-second and peak RSS."""
-    print("long contexts (`clutrr generate --k '' --test-k 4 --context-words N`, csv+jsonl, one process):")
+    print("long contexts (`clutrr generate --k none --test-k 4 --context-words N`, csv+jsonl, one process):")
     print(f"{'words/story':>11s} {'stories':>7s} {'words/CPU-s':>11s} {'stories/CPU-s':>13s} {'peak RSS MB':>11s}")
     for words, stories in CONTEXTS:
         with tempfile.TemporaryDirectory() as tmp:
             out = Path(tmp) / "d"
-            r = measure_command([sys.executable, "-m", "clutrr.cli", "generate", "--quiet", "--k", "", "--test-k",
+            r = measure_command([sys.executable, "-m", "clutrr.cli", "generate", "--quiet", "--k", "none", "--test-k",
                                  "4", "--test-rows", str(stories), "--context-words", str(words), "--out", str(out)])
             with open(out / "1.4_test.jsonl", encoding="utf-8") as fh:
                 total = sum(json.loads(line)["context"]["words"] for line in fh)

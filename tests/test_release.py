@@ -145,7 +145,7 @@ def test_the_cards_commands_make_the_files(small, tmp_path):
     folder = small / config.name
     for i, part in enumerate(config.parts):
         words = generate_command(config, part, 0, SCALE).split()[2:]
-        argv = [w.strip("'") for w in words] + ["--out", str(tmp_path / str(i)), "--quiet"]
+        argv = words + ["--out", str(tmp_path / str(i)), "--quiet"]
         assert generate(argv) == 0
     assert (tmp_path / "0" / "1.2_test.csv").read_bytes() == (folder / "1.2_test.csv").read_bytes()
     assert (tmp_path / "1" / "3.3_test.parquet").read_bytes() == (folder / "3.3_test.parquet").read_bytes()
@@ -185,7 +185,7 @@ def test_bad_requests_exit_2_and_leave_nothing(tmp_path, capsys):
     (tmp_path / "mine" / "notes.txt").write_text("keep me")
     cases = [
         (["release", "--check", str(tmp_path / "mine")], "not a release folder"),
-        (["release", "--out", str(tmp_path / "mine"), "--force", "--configs", SUBSET], "not a release"),
+        (["release", "--out", str(tmp_path / "mine"), "--force", "--configs", SUBSET], "clutrr did not write it"),
         (["release", "--out", str(tmp_path / "x"), "--configs", "gen_train99"], "unknown configuration"),
         (["release", "--out", str(tmp_path / "x"), "--scale", "0"], "--scale"),
         (["release"], "either --out"),
@@ -200,3 +200,18 @@ def test_bad_requests_exit_2_and_leave_nothing(tmp_path, capsys):
 
 def test_select_keeps_table_order():
     assert [c.name for c in select("ctx_depth_k4_w4000,gen_train23_test2to10")] == SUBSET.split(",")
+
+
+def test_force_replaces_a_release_and_nothing_else(tmp_path, capsys):
+    out = tmp_path / "rel"
+    build = ["release", "--out", str(out), "--configs", "ctx_depth_k4_w4000", "--scale", str(SCALE), "--quiet"]
+    assert clutrr(build) == 0
+    assert clutrr(build) == 2 and "not empty" in capsys.readouterr().err
+    assert clutrr([*build, "--force"]) == 0
+    (out / "notes.txt").write_text("mine")
+    assert clutrr([*build, "--force"]) == 2 and "notes.txt" in capsys.readouterr().err
+    assert (out / "notes.txt").read_text() == "mine"
+    dataset = tmp_path / "data"
+    assert generate(["--k", "2", "--test-k", "none", "--train-rows", "5", "--out", str(dataset), "--quiet"]) == 0
+    assert clutrr(["release", "--out", str(dataset), "--force", "--configs", "ctx_depth_k4_w4000"]) == 2
+    assert "a clutrr dataset" in capsys.readouterr().err

@@ -25,7 +25,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0, help="release seed (default 0)")
     p.add_argument("--scale", type=float, default=1.0,
                    help="multiply every row count (default 1: about the original sizes; e.g. 0.01 for a quick test)")
-    p.add_argument("--force", action="store_true", help="replace an existing release in --out")
+    p.add_argument("--force", action="store_true",
+                   help="replace the release in --out if clutrr wrote it and nothing was added since")
     p.add_argument("--workers", type=int, default=None,
                    help="worker processes (local engine, default 1) or CPUs of a local Ray instance; "
                         "the bytes are the same for any number")

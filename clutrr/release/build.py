@@ -92,7 +92,7 @@ def generate_command(config: ReleaseConfig, part: Part, seed: int, scale: float)
         if part.noise != "none":
             words.append(f"--noise {part.noise}")
     else:
-        words.append("--k ''")
+        words.append("--k none")
     words += [f"--test-k {','.join(map(str, part.test_k))}", f"--test-noise {','.join(part.test_noise)}",
               f"--test-rows {spec.test_rows}", f"--seed {spec.seed}"]
     if part.query != "reasoning":

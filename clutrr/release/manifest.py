@@ -19,7 +19,7 @@ from clutrr.io.formats import sha256_file
 
 MANIFEST = "release.json"
 CARD = "README.md"
-KEYS = ("release", "version", "seed", "scale", "configs", "parquet_writer", "files", "fingerprint")
+KEYS = ("generator", "version", "seed", "scale", "configs", "parquet_writer", "files", "fingerprint")
 
 
 def fingerprint(shas: dict[str, str]) -> str:
@@ -70,7 +70,7 @@ def read_manifest(root: Path) -> dict:
         raise UsageError(f"{root} is not a release folder (no {MANIFEST})") from None
     except (OSError, ValueError) as exc:
         raise UsageError(f"{root} is not a release folder ({MANIFEST}: {exc})") from None
-    if not isinstance(doc, dict) or doc.get("release") != "clutrr" or any(k not in doc for k in KEYS):
+    if not isinstance(doc, dict) or doc.get("generator") != "clutrr" or any(k not in doc for k in KEYS):
         raise UsageError(f"{root} is not a release folder ({MANIFEST} lacks the release's keys)")
     return doc
 

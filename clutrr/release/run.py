@@ -14,7 +14,8 @@ from pathlib import Path
 from clutrr import __version__
 from clutrr.core.kb import load_kb
 from clutrr.errors import UsageError
-from clutrr.io.staging import check_output, replace_dir, staging_dir
+from clutrr.io.ownership import RELEASE
+from clutrr.io.staging import replace_dir, staging_dir
 from clutrr.release.build import BuildOptions, build_config
 from clutrr.release.card import render_card, write_card
 from clutrr.release.configs import CONFIGS, ReleaseConfig, select
@@ -51,21 +52,17 @@ def build_release(root: Path, configs: tuple[ReleaseConfig, ...], options: Build
     writer = parquet_writer()
     command = release_command(configs, options)
     write_card(root, render_card(built, figures, options, command, writer, data, per))
-    head = {"release": "clutrr", "version": __version__, "seed": options.seed, "scale": options.scale,
+    head = {"generator": "clutrr", "version": __version__, "seed": options.seed, "scale": options.scale,
             "configs": names, "command": command, "parquet_writer": writer, "figures": figures}
     return write_manifest(root, head)
 
 
 def write_release(out: str | Path, configs: tuple[ReleaseConfig, ...], options: BuildOptions,
                   force: bool = False) -> dict:
-    """Build a release into ``out``. With ``force`` an existing release there is replaced; any
-    other non-empty folder is refused (UsageError), whatever the flag."""
+    """Build a release into ``out``. With ``force`` a release clutrr wrote there, with nothing added
+    since, is replaced; any other non-empty folder is refused (UsageError), whatever the flag."""
     options.validate()
-    out = Path(out)
-    check_output(out, force)
-    if out.is_dir() and any(out.iterdir()) and not (out / MANIFEST).is_file():
-        raise UsageError(f"{out} holds files that are not a release; --force replaces only a release folder")
-    work = staging_dir(out, force)
+    work = staging_dir(out, force, RELEASE)
     try:
         doc = build_release(work, configs, options)
         replace_dir(work, out)

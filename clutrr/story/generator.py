@@ -19,15 +19,17 @@ from clutrr.core.records import StoryRow
 from clutrr.core.entailment import chain_entailment, relations_closed, story_closure
 from clutrr.errors import UsageError
 from clutrr.core.family import Family, FamilyConfig, sample_family
-from clutrr.core.kb import GENDERS, KB, load_kb
+from clutrr.core.kb import GENDERS, KB, KBError, load_kb
 from clutrr.core.memory import (MEMORY_TASK, QUERY_KINDS, chain_targets, check_retrieval, pick_stated, row_kind,
                                 story_facts)
 from clutrr.core.names import load_names
 from clutrr.core.noise import NOISE_KINDS, TASK_OF_NOISE, add_noise
 from clutrr.core.padding import with_surnames
+from clutrr.core.soundness import check_sound
 from clutrr.core.vocabulary import WordMask, load_vocabulary, reachable_targets, vocabulary_names, word_mask
 from clutrr.render.placement import parse_depth
 from clutrr.render.stitching import Piece, render_path
+from clutrr.render.bank_files import load_bank
 from clutrr.render.templates import Bank
 from clutrr.render.usable import split_banks
 from clutrr.story.long_context import MAX_CONTEXT_WORDS, Padding, pad_story
@@ -93,6 +95,7 @@ class GeneratorConfig:
                 raise UsageError(f"depth {self.depth!r} is not in canonical form (use {parse_depth(self.depth)!r})")
         except ValueError as exc:
             raise UsageError(str(exc)) from None
+        _kb(self)
 
 
 @dataclass
@@ -129,6 +132,13 @@ def check_request(k: int, noise: str, split: str, config: GeneratorConfig) -> No
         raise UsageError("supporting noise needs k >= 2 (it links two chain people other than the query pair)")
     if noise in ("supporting", "all") and config.noise_facts == 1 and k < 3:
         raise UsageError("supporting noise with one fact needs k >= 3 (it links two non-adjacent chain people)")
+    family = _family_config(config, k)
+    try:
+        family.validate()
+    except ValueError as exc:
+        grown = f" (chains of {LARGE_FAMILY_K} facts or more use {family.generations} generations)" \
+            if family is not config.family else ""
+        raise UsageError(f"k={k}{grown}: {exc}") from None
 
 
 def _kb(config: GeneratorConfig) -> KB:
@@ -137,6 +147,7 @@ def _kb(config: GeneratorConfig) -> KB:
         raise UsageError(f"KB {kb.name!r} is marked unsound; generation needs a sound KB")
     if any(p.definition is None for p in kb.predicates):
         raise UsageError(f"KB {kb.name!r} lacks genealogy definitions; generation needs them")
+    check_sound(kb)
     return kb
 
 
@@ -156,8 +167,13 @@ def _split_banks(source: str, template_split: bool, seed: int, kb_name: str,
                  fallback: str) -> tuple[tuple[str, Bank], ...]:
     try:
         parts = split_banks(source, fallback, template_split, seed, kb_name)
+    except KBError:  # the KB's fault (a definition), not the templates'
+        raise
     except (OSError, ValueError, yaml.YAMLError) as exc:
         raise UsageError(f"cannot load templates {source!r} (fallback {fallback!r}): {exc}") from None
+    if source not in ("synthetic", "paraphrase") and not len(load_bank(source)):
+        raise UsageError(f"--templates {source}: no template found (an empty file?); "
+                         f"the fallback bank would write every story alone")
     kb = load_kb(kb_name)
     for split, part in zip(SPLITS, parts):
         missing = [w for w in kb.words if not any(part.choices((w,), g) for g in GENDERS)]
