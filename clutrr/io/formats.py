@@ -18,6 +18,7 @@ from clutrr.io.rows import TaskResult
 
 FORMATS = ("csv", "jsonl", "parquet")
 ROW_GROUP = 10_000  # Parquet rows per row group, whatever the task size
+ROW_GROUP_TEXT = 8 << 20  # ... unless padded stories reach this many characters first
 
 
 def sha256_file(path: Path) -> str:
@@ -70,35 +71,46 @@ class TextShard:
 
 
 class ParquetShard:
-    """Parquet with the typed record schema, in row groups of ROW_GROUP rows."""
+    """Parquet with the typed record schema, in row groups of ROW_GROUP rows, or fewer when the
+    stories of padded records (long contexts) reach ROW_GROUP_TEXT characters.
+
+    The schema is the padded stories' when the first record has a ``context`` field.
+    """
 
     def __init__(self, path: Path, fmt: str = "parquet") -> None:
+        self.path = path
+        self.sha256: str | None = None
+        self.schema = None
+        self._writer = None
+        self._buffer: list[dict] = []
+        self._text = 0
+
+    def write(self, result: TaskResult) -> None:
+        """Append the result's rows."""
+        for record in result.records:
+            self._buffer.append(record)
+            if "context" in record:  # padded stories: row groups bounded by their text too
+                self._text += len(record["story"])
+            if len(self._buffer) >= ROW_GROUP or self._text >= ROW_GROUP_TEXT:
+                self._flush()
+
+    def _flush(self) -> None:
+        import pyarrow as pa
         import pyarrow.parquet as pq
 
         from clutrr.io.schema import arrow_schema
 
-        self.path = path
-        self.sha256: str | None = None
-        self.schema = arrow_schema()
-        self._writer = pq.ParquetWriter(path, self.schema, compression="zstd")
-        self._buffer: list[dict] = []
-
-    def write(self, result: TaskResult) -> None:
-        """Append the result's rows."""
-        self._buffer += result.records
-        while len(self._buffer) >= ROW_GROUP:
-            self._flush(self._buffer[:ROW_GROUP])
-            self._buffer = self._buffer[ROW_GROUP:]
-
-    def _flush(self, records: list[dict]) -> None:
-        import pyarrow as pa
-
-        self._writer.write_table(pa.Table.from_pylist(records, schema=self.schema), row_group_size=ROW_GROUP)
+        if self._writer is None:
+            self.schema = arrow_schema(context=bool(self._buffer) and "context" in self._buffer[0])
+            self._writer = pq.ParquetWriter(self.path, self.schema, compression="zstd")
+        if self._buffer:
+            self._writer.write_table(pa.Table.from_pylist(self._buffer, schema=self.schema), row_group_size=ROW_GROUP)
+        self._buffer, self._text = [], 0
 
     def close(self) -> None:
         """Finish the file."""
-        if self._buffer:
-            self._flush(self._buffer)
+        if self._buffer or self._writer is None:
+            self._flush()
         self._writer.close()
         self.sha256 = sha256_file(self.path)
 

@@ -32,6 +32,7 @@ from clutrr.pipeline.tasks import (RowFailure, TaskContext, add_counts, fault_fr
                                    text_measures)
 from clutrr.render.measures import filled_clauses
 from clutrr.render.usable import usable_bank
+from clutrr.story.long_context import context_measures
 
 TOP_PATTERNS = 20
 REPLACE_TASK = 64
@@ -165,8 +166,9 @@ def infeasible(spec: DatasetSpec, k: int, noise: str, split: str) -> UsageError:
 def _generate(engine: Engine, ctx: TaskContext, shards: list[Shard], work: Path, progress: bool, total: int) -> None:
     """Generate ``shards`` (pass one: attempt 0 everywhere) into ``work``, with their part files."""
     (work / mf.PARTS).mkdir(exist_ok=True)
+    size = ctx.config.context_words
     tasks = (Task(n, s.file.number, r) for n, (s, r) in
-             enumerate((s, r) for s in shards for r in blocks(s, task_size(max(s.file.ks)))))
+             enumerate((s, r) for s in shards for r in blocks(s, task_size(max(s.file.ks), size))))
     done = total - len(shards)
     bar = _progress_bar(progress, sum(s.rows for s in shards), f"{engine.describe()}: shards {done}/{total}")
     results = engine.imap(run_task, ctx, tasks)
@@ -284,9 +286,11 @@ def _assemble(engine: Engine, ctx: TaskContext, spec: DatasetSpec, shards: list[
                                                     "files": entries}, indent=1) + "\n", encoding="utf-8")
     file_patterns, split_patterns = patterns.summarise([f.split for f in files], TOP_PATTERNS)
     templates, bank_text = next(engine.imap(bank_summaries, ctx, [spec]))  # where the templates are loaded
+    text_section = {**bank_text, **text_measures(text),
+                    **context_measures(text, spec.config.context_words, spec.config.depth)}
     return _config(spec, ctx, files, shards, labels, heldout, file_patterns, split_patterns,
                    {"duplicate_stories": 0, "duplicates_replaced": replaced, "rows_replaced": len(attempts),
-                    "heldout_patterns_in_train": heldout_in_train}, templates, {**bank_text, **text_measures(text)})
+                    "heldout_patterns_in_train": heldout_in_train}, templates, text_section)
 
 
 def _resolve_duplicates(engine: Engine, ctx: TaskContext, hashes: StoryHashes) -> tuple[dict[int, int], dict]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from clutrr.story.generator import GeneratorConfig, check_request
-from clutrr.core.noise import TASK_OF_NOISE
+from clutrr.core.memory import task_of
 from clutrr.errors import UsageError
 from clutrr.io.shards import LogicalFile
 
@@ -36,6 +36,10 @@ class DatasetSpec:
         if not self.train_k and not self.test_k:
             raise UsageError("nothing to generate: no train or test lengths")
         self.config.validate()
+        stems = [stem for stem, *_ in self.files()]
+        if len(set(stems)) < len(stems):
+            twice = next(s for s in stems if stems.count(s) > 1)
+            raise UsageError(f"two files would be named {twice}: a memory or mixed task takes one test noise type")
         for k in self.train_k:
             check_request(k, self.noise, "train", self.config)
         for noise in self.test_noise:
@@ -46,10 +50,10 @@ class DatasetSpec:
         """(file stem, split, noise, ks) for every output file, train first."""
         out = []
         if self.train_k:
-            task = TASK_OF_NOISE[self.noise]
+            task = task_of(self.noise, self.config.query)
             out.append((",".join(f"{task}.{k}" for k in self.train_k) + "_train", "train", self.noise, self.train_k))
         for noise in self.test_noise:
-            task = TASK_OF_NOISE[noise]
+            task = task_of(noise, self.config.query)
             out += [(f"{task}.{k}_test", "test", noise, (k,)) for k in self.test_k]
         return out
 
@@ -75,6 +79,10 @@ class RunOptions:
     progress: bool = True
 
 
-def task_size(k: int) -> int:
-    """Rows per task: shorter for long chains so tasks take similar time."""
-    return max(16, 1024 // k)
+TASK_WORDS = 400_000  # most story words in one task (long contexts)
+
+
+def task_size(k: int, context_words: int = 0) -> int:
+    """Rows per task: shorter for long chains so tasks take similar time, and for long contexts
+    so a task's rows stay a few MB."""
+    return max(1, min(max(16, 1024 // k), TASK_WORDS // max(1, context_words)))
