@@ -17,7 +17,7 @@ from __future__ import annotations
 import random
 import re
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from itertools import combinations
 from pathlib import Path
@@ -29,7 +29,8 @@ from clutrr.errors import yaml_error_line
 from clutrr.render.amt_templates import SPELLINGS, amt_pair, read_amt
 from clutrr.core.family import FamilyConfig, sample_family
 from clutrr.core.kb import GENDERS, KB, load_kb
-from clutrr.render.statements import Facts, Flag, analyse, lexicon, normalise, text_flags, tokenize
+from clutrr.core.names import load_names
+from clutrr.render.statements import Facts, Flag, analyse, extra_names, lexicon, normalise, text_flags, tokenize
 from clutrr.render.templates import (GENDER_KEYS, SLOT, SlotError, Template, bank_paths, slot_forms, split_clause,
                                      template_id)
 
@@ -401,12 +402,21 @@ def _reading_flags(kb: KB, t: Template, slot_bank: bool) -> list[Flag]:
         toks = tokenize(text, facts.genders)
         for f in analyse(toks, facts, text)[1]:
             found.setdefault(f, set()).add(g)
-    out = text_flags(t.text, tokenize(t.text, Facts.of(kb, t.clause, heads[0]).genders), slot_bank, lex)
+    toks = tokenize(t.text, Facts.of(kb, t.clause, heads[0]).genders)
+    out = text_flags(t.text, toks, slot_bank, lex)
+    out += [Flag("1", f"names a person outside the clause ({name!r})", name, kind="extra-person")
+            for name in extra_names(toks, first_names())]
     for f, gs in found.items():
         if len(gs) < len(heads):
-            f = Flag(f.rule, f"{f.message} (when {{A}} is {GENDERS[next(iter(gs))]})", f.span, f.drops)
+            f = replace(f, message=f"{f.message} (when {{A}} is {GENDERS[next(iter(gs))]})")
         out.append(f)
     return out
+
+
+@lru_cache(maxsize=1)
+def first_names() -> frozenset[str]:
+    """The first names the generator gives people (a text naming one names someone extra)."""
+    return frozenset(n for names in load_names().values() for n in names)
 
 
 def _respelled(text: str) -> str:

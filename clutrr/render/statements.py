@@ -31,6 +31,7 @@ RULE_NAMES = {
     "6": "only the clause's facts",
     "7": "the world model",
     "8": "prose",
+    "9": "every fact names its owner",
     "format": "template format",
 }
 
@@ -47,12 +48,15 @@ although since until unless is was were are be been being am has had have having
 should can could may might must it its there here their they them we us our you your i me my mine yours ours
 theirs he she him his her hers himself herself named called like
 """.split())
+NOUN_MODIFIERS = frozenset("kid baby".split())  # "kid brother": a relation noun used as a modifier
 ARTICLES = frozenset("a an the one another such this that these those our my your every each".split())
 COPULAS = frozenset("is was became becomes remains remained been be as are were".split())
 AUXILIARIES = frozenset("has had have always still also now later soon then once finally recently officially".split())
+MARRY_BEFORE = frozenset("who got finally is was are were been being be happily long".split())
 MARRY = frozenset("married marries marry marrying wed weds wedded".split())
 ABBREVIATIONS = frozenset("mr mrs ms dr st mt jr sr prof".split())
 SENTENCE_END = frozenset(".!?")
+QUOTES = frozenset("\"\u201c\u201d")
 
 # Relation nouns outside the KB's word list: (KB word it names, or a predicate name with no gender).
 ALIASES = {
@@ -66,6 +70,7 @@ ALIASES = {
 NEUTRAL = {
     "parent": "parent", "child": "child", "kid": "child", "sibling": "sibling", "spouse": "spouse",
     "grandparent": "grandparent", "grandchild": "grandchild", "grandkid": "grandchild",
+    "youngest": "child", "eldest": "child", "firstborn": "child",
 }
 NEUTRAL_PLURALS = {"children": "child", "grandchildren": "grandchild"}
 OTHER_RELATIONS = frozenset("""
@@ -128,6 +133,7 @@ class Flag:
     message: str
     span: str
     drops: bool = True
+    kind: str = ""  # a finer class counted in reports: role-only, unstated, dangling, repeated-name, world
 
     def __str__(self) -> str:
         return f"rule {self.rule} ({RULE_NAMES[self.rule]}): {self.message}: \u00ab{self.span}\u00bb"
@@ -338,6 +344,7 @@ class Statement:
     word: str
     shape: str
     span: tuple[int, int]
+    links: tuple[int, ...] = ()  # a possessive chain's predicates, first link first
 
 
 # --- reading -----------------------------------------------------------------------------
@@ -351,6 +358,7 @@ class _Reader:
         self.lex = lexicon(facts.kb)
         self.flags: list[Flag] = []
         self.referent: dict[int, tuple[int, ...]] = {}  # token index -> resolved person(s) of a pronoun
+        self.dangling: list[tuple[int, int]] = []  # token spans of relation nouns attached to no one
         self._resolve_pronouns()
 
     def quote(self, a: int, b: int) -> str:
@@ -417,9 +425,27 @@ class _Reader:
                 continue
             if t.low in self.lex and not t.poss:
                 out += self._noun(j)
+            elif t.low in self.lex:
+                self._dangling(j)  # "..., a father-in-law's gift": a role owned by nobody named
             elif t.low in MARRY:
                 out += self._marry(j)
         return out
+
+    def _dangling(self, j: int) -> bool:
+        """Record a relation noun phrase set off by a comma after something that is not a
+        person ("texts from the night bus, a sister who worries"): it attaches to no one named."""
+        toks = self.toks
+        k = j - 1
+        while k >= 0 and toks[k].kind == "word" and not toks[k].poss and toks[k].low not in FUNCTION \
+                and toks[k].low not in self.lex:
+            k -= 1
+        if k < 2 or toks[k].low not in ARTICLES or toks[k - 1].text != ",":
+            return False
+        before = toks[k - 2]
+        if before.kind in ("ent", "pron") and not before.poss:
+            return False
+        self.dangling.append((k, j))
+        return True
 
     def _ent(self, i: int, poss: bool | None = None) -> int:
         """The person at token i (a mention, or a resolved singular pronoun), or -1."""
@@ -452,7 +478,7 @@ class _Reader:
         # possessor before the noun, over at most three modifiers
         k, mods = j - 1, 0
         while (k >= 0 and mods < 3 and toks[k].kind == "word" and not toks[k].poss and toks[k].low not in FUNCTION
-               and toks[k].low not in self.lex):
+               and (toks[k].low not in self.lex or (k == j - 1 and toks[k].low in NOUN_MODIFIERS))):
             k -= 1
             mods += 1
         possessors: tuple[int, ...] = ()
@@ -464,7 +490,9 @@ class _Reader:
                 if k >= 2 and toks[k - 1].low == "and" and toks[k - 2].kind == "ent" and not toks[k - 2].poss:
                     possessors, start = (toks[k - 2].ent, pk.ent), k - 2
             elif pk.kind == "word" and pk.poss:
-                return []  # "A's father's sister": a chain of possessives names no one
+                return self._chain(k, j)  # "A's daughter's husband C"
+            elif pk.low in ("my", "our") and self._speaker(k) >= 0:
+                possessors, start = (self._speaker(k),), k
             elif pk.kind == "pron" and pk.form in ("his", "their"):
                 if k not in self.referent:
                     return []
@@ -503,6 +531,8 @@ class _Reader:
         if not referents:
             referents, shape = framed, "after"
         if not referents:
+            if article and not possessors:
+                self._dangling(j)
             return []
         span = (min(start, *(r[1] for r in referents)), max(j, m - 1, *(r[1] for r in referents)))
         out = []
@@ -513,6 +543,49 @@ class _Reader:
             else:
                 out.append(Statement(possessors, ref, pred, gender, toks[j].low, shape, span))
         return out
+
+    def _chain(self, k: int, j: int) -> list[Statement]:
+        """"X's R1's R2 Y": Y is the R2 of X's R1. Read as a statement whose predicate is the
+        pair (R1, R2); a chain of more links, or one without a named end, says nothing here."""
+        toks = self.toks
+        if toks[k].low not in self.lex or k < 1:
+            return []
+        x = self._ent(k - 1, poss=True) if toks[k - 1].kind == "ent" else (
+            self.referent[k - 1][0] if toks[k - 1].kind == "pron" and toks[k - 1].form == "his"
+            and k - 1 in self.referent else -1)
+        if x < 0:
+            return []
+        ys = self._referents_after(j + 1, False) or self._referents_after(j + 1, False, comma=True)
+        if not ys:
+            before, _ = self._referents_before(k - 1, -1, False)
+            ys = before
+        if not ys:
+            return []
+        first, second = self.lex[toks[k].low], self.lex[toks[j].low]
+        span = (k - 1, max(j, ys[0][1]))
+        return [Statement((x,), ys[0][0], -3, second[1], f"{toks[k].low}'s {toks[j].low}", "chain", span,
+                          (first[0], second[0]))]
+
+    def _speaker(self, k: int) -> int:
+        """The speaker of a quotation holding token k ("'My wife drives,' {A} said"): the first
+        person named in the sentence before the quotation, else the first after it; -1 outside quotes."""
+        toks = self.toks
+        marks = [i for i, t in enumerate(toks) if t.text in QUOTES]
+        opening = [i for i in marks if i < k]
+        if len(opening) % 2 == 0:
+            return -1
+        o = opening[-1]
+        closing = next((i for i in marks if i > k), len(toks))
+        start = o
+        while start > 0 and toks[start - 1].text not in SENTENCE_END:
+            start -= 1
+        for i in range(start, o):
+            if toks[i].kind == "ent" and toks[i].ent >= 0:
+                return toks[i].ent
+        for i in range(closing + 1, min(closing + 4, len(toks))):
+            if toks[i].kind == "ent" and toks[i].ent >= 0 and not toks[i].poss:
+                return toks[i].ent
+        return -1
 
     def _pairs_nouns(self, j: int) -> bool:
         """Whether another relation noun follows within four words ("son-in-law against father-in-law")."""
@@ -581,18 +654,100 @@ class _Reader:
             obj += 1
         b = self._ent(obj, poss=False) if obj < len(toks) and (toks[obj].kind == "ent" or toks[obj].form == "him") else -1
         c = j - 1
-        while c >= 0 and (toks[c].low in AUXILIARIES or toks[c].low in ("who", "got", "finally")):
+        while c >= 0 and (toks[c].low in AUXILIARIES or toks[c].low in MARRY_BEFORE):
             c -= 1
-        if c >= 0 and toks[c].text == "," and toks[j - 1].low == "who":
+        state = j + 1 < len(toks) and toks[j + 1].low == "to"  # "married to": a state, not an event
+        if c >= 0 and toks[c].text == "," and (toks[j - 1].low == "who" or (c == j - 1 and state)):
             c -= 1
         a = self._ent(c, poss=False) if c >= 0 and toks[c].kind in ("ent", "pron") else -1
+        if a < 0 and (c < 0 or toks[c].text in SENTENCE_END) and b >= 0:
+            # "Married to {B} for years, {A} ...": the subject follows the opening phrase
+            comma = next((i for i in range(obj + 1, len(toks)) if toks[i].text in (",", ".", ";")), -1)
+            if comma > 0 and toks[comma].text == "," and comma + 1 < len(toks):
+                c = comma + 1
+                a = self._ent(c, poss=False) if toks[c].kind == "ent" else -1
         if a >= 0 and b < 0 and c >= 2 and toks[c - 1].low == "and":
             b = self._ent(c - 2, poss=False)
         if a < 0 or b < 0 or a == b:
             return []
-        return [Statement((a,), b, spouse[0], None, toks[j].low, "marry", (min(c, obj), max(c, obj)))]
+        return [Statement((a,), b, spouse[0], None, toks[j].low, "married" if state else "marry",
+                          (min(c, obj), max(c, obj)))]
 
     # -- checks --------------------------------------------------------------------------
+
+    def ownership(self, statements: list[Statement]) -> None:
+        """Rule 9: each fact of the clause is told with both its people ("{A}'s father {B}",
+        "{B.his} son {A}", "{A} married {B}"). A fact told only by a role noun ("{B}, a
+        father-in-law who ...", "the husband") or not told at all is flagged, and so is a
+        relation noun set off after something that is not a person (a dangling appositive)."""
+        f = self.facts
+        owned: set[frozenset[int]] = set()
+        roles: dict[frozenset[int], Statement] = {}
+        for st in statements:
+            y = st.referent
+            if st.shape == "chain":
+                m = self.chain_middle(st)
+                if m >= 0:
+                    owned.update((frozenset((st.possessors[0], m)), frozenset((m, y))))
+                continue
+            for x in st.possessors:
+                if f.rel.get((x, y)) == st.pred:
+                    owned.add(frozenset((x, y)))
+            if not st.possessors:
+                for (x, z), p in f.rel.items():
+                    if z == y and p == st.pred:
+                        roles.setdefault(frozenset((x, z)), st)
+        for a, b in self.dangling:
+            self.flags.append(Flag("9", f"{self.toks[b].low!r} is set off after something that is not a person: "
+                                        "it attaches to no one named (dangling appositive)", self.quote(a - 2, b + 2),
+                                   kind="dangling"))
+        for i in range(len(f.genders) - 1):
+            pair = frozenset((i, i + 1))
+            if pair in owned:
+                continue
+            word = f.kb.word(f.rel[(i, i + 1)], f.genders[i + 1])
+            fact = f"{self._name(i + 1)} is {self._name(i)}'s {word}"
+            if pair in roles:
+                st = roles[pair]
+                self.flags.append(Flag("9", f"{fact}, but the text only calls {self._name(st.referent)} "
+                                            f"'{st.word}' without saying whose (role-only)", self.quote(*st.span),
+                                       kind="role-only"))
+                continue
+            preds = {f.rel[(i, i + 1)], f.rel.get((i + 1, i), -3)}
+            bare = [j for j, t in enumerate(self.toks) if t.kind == "word" and t.low in self.lex
+                    and self.lex[t.low][0] in preds]
+            if bare:
+                self.flags.append(Flag("9", f"{fact}, but {self.toks[bare[0]].low!r} names no owner (role-only)",
+                                       self.quote(bare[0] - 2, bare[0] + 1), kind="role-only"))
+            else:
+                self.flags.append(Flag("9", f"{fact} is not stated in a shape the checker reads", self.quote(0, 6),
+                                       kind="unstated"))
+
+    def step_contrast(self, statements: list[Statement]) -> None:
+        """Rule 7: "{A.his} wife {B} ... {B.his} son {C}" in one sentence: the spouse told with
+        one partner's pronoun and the child with the other's reads as a step-family."""
+        f = self.facts
+        ends = [i for i, t in enumerate(self.toks) if t.text in SENTENCE_END] + [len(self.toks)]
+
+        def sentence(st: Statement) -> int:
+            return next(n for n, e in enumerate(ends) if st.span[0] <= e)
+
+        def by_pronoun(st: Statement) -> bool:
+            return self.toks[st.span[0]].kind == "pron"
+
+        for sp in statements:
+            if sp.shape != "after" or len(sp.possessors) != 1 or not by_pronoun(sp) \
+                    or f.kb.predicates[sp.pred].name != "spouse":
+                continue
+            x, y = sp.possessors[0], sp.referent
+            for ch in statements:
+                if ch.possessors == (y,) and by_pronoun(ch) and ch.referent not in (x, y) \
+                        and f.kb.predicates[ch.pred].name == "child" and sentence(ch) == sentence(sp):
+                    self.flags.append(Flag("7", f"{self._name(y)} is told as {self._name(x)}'s spouse and "
+                                                f"{self._name(ch.referent)} as {self._name(y)}'s child by two "
+                                                "pronouns in one sentence: it reads as a step-family",
+                                           self.quote(sp.span[0], ch.span[1]), kind="world"))
+                    return
 
     def check(self, statements: list[Statement]) -> None:
         f = self.facts
@@ -603,6 +758,9 @@ class _Reader:
             if y < 0 or y >= len(f.genders):
                 continue
             if y in st.possessors:
+                continue
+            if st.shape == "chain":
+                self._check_chain(st, what)
                 continue
             if not st.possessors:
                 if st.pred != OTHER:
@@ -618,6 +776,33 @@ class _Reader:
                 if x == y or x < 0 or x >= len(f.genders):
                     continue
                 self._check_pair(st, x, y, what)
+
+    def chain_middle(self, st: Statement, reverse: bool = False) -> int:
+        """The person between the ends of a possessive chain that fits the clause's facts, or -1."""
+        f = self.facts
+        x, y = st.possessors[0], st.referent
+        if reverse:
+            x, y = y, x
+        for m in range(len(f.genders)):
+            if m not in (x, y) and f.rel.get((x, m)) == st.links[0] and f.rel.get((m, y)) == st.links[1]:
+                return m
+        return -1
+
+    def _check_chain(self, st: Statement, what: str) -> None:
+        """"X's R1's R2 Y" must follow two facts of the clause, through the person between."""
+        f = self.facts
+        y = st.referent
+        said = f"says {self._name(y)} is {self._name(st.possessors[0])}'s {st.word}"
+        if OTHER in st.links:
+            self.flags.append(Flag("6", f"names a relation outside the KB ({st.word!r})", what))
+        elif st.gender is not None and st.gender != f.genders[y]:
+            self.flags.append(Flag("6", f"{st.word!r} does not fit the gender of {self._name(y)}", what))
+        elif self.chain_middle(st) >= 0:
+            return
+        elif self.chain_middle(st, reverse=True) >= 0:
+            self.flags.append(Flag("5", f"{said}: the chain points the other way", what))
+        else:
+            self.flags.append(Flag("6", f"{said}, which the clause does not say", what))
 
     def _check_role(self, st: Statement, what: str) -> None:
         """A relation noun beside a name, its possessor unsaid: it must be that person's
@@ -638,7 +823,7 @@ class _Reader:
 
     def _check_pair(self, st: Statement, x: int, y: int, what: str) -> None:
         f = self.facts
-        stated = (f"says {self._name(x)} married {self._name(y)}" if st.shape == "marry"
+        stated = (f"says {self._name(x)} married {self._name(y)}" if st.shape in ("marry", "married")
                   else f"says {self._name(y)} is {self._name(x)}'s {st.word}")
         if f.rel.get((x, y)) == st.pred:
             self._check_one_parent(st, x, y, what)
@@ -662,7 +847,7 @@ class _Reader:
         """Rule 7: the child of one member of a couple the clause names, told as that member's
         alone, when "their" could say it without naming the first-to-last relation, or when
         the couple's marriage is told as an event ("married")."""
-        if len(st.possessors) > 1 or st.shape == "marry":
+        if len(st.possessors) > 1 or st.shape in ("marry", "married"):
             return
         name = self.facts.kb.predicates[st.pred].name
         if name not in ("child", "parent"):
@@ -684,6 +869,8 @@ def analyse(toks: list[Tok], facts: Facts, text: str) -> tuple[list[Statement], 
     reader = _Reader(toks, facts, text)
     found = reader.statements()
     reader.check(found)
+    reader.ownership(found)
+    reader.step_contrast(found)
     return found, reader.flags
 
 
@@ -743,10 +930,88 @@ def text_flags(text: str, toks: list[Tok], slot_bank: bool, lex: dict) -> list[F
                     (nxt.kind == "word" and nxt.low in lex and lex[nxt.low][0] >= 0) or nxt.kind == "ent"
                     or (prev is not None and (prev.poss or prev.form == "his"))))):
                 flags.append(Flag("7", f"{t.text!r} {nxt.text!r} implies a step- or broken family", around(i)))
-    for span in self_possessives(toks, text):
-        flags.append(Flag("3", "the same person is named and then named again in the possessive", span))
+    own = self_possessives(toks, text)
+    for span in own:
+        flags.append(Flag("3", "the same person is named and then named again in the possessive", span,
+                          drops=slot_bank))
+    for span in repeated_names(toks, text):
+        if span not in own:
+            flags.append(Flag("3", "the same person is named twice in one sentence (kept)", span, drops=False,
+                              kind="repeated-name"))
+    flags += world_flags(text)
     flags += prose_flags(text)
     return flags
+
+
+# Rule 7: ages, dates and lengths of time the world model does not have.
+_NUM = (r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen"
+        r"|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred)(?:-[a-z]+)?")
+_TENS = r"(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|a hundred)(?:-[a-z]+)?"
+_BOND = r"(?:wife|wives|husband|husbands|spouse|married|marriage|wed|wedded|wedding|together|engaged|anniversary)"
+WORLD = [
+    (re.compile(rf"\b{_NUM}[- ]years?[- ]old\b|\b{_NUM} years? old\b|\baged? {_NUM}\b|\b(?:at|turned|turning|turns"
+                rf"|reached|reaching) (?:the age of )?{_TENS}\b|\b[a-z]+(?:th|st|nd|rd) birthday\b|\b(?:in|into|past)"
+                r" (?:[a-z]+ )?(?:twenties|thirties|forties|fifties|sixties|seventies|eighties|nineties)\b"
+                r"|\b(?:teenage|teenager|teenagers|teens|toddler|toddlers|newborn|newborns|infant|infants|adolescent"
+                r"|adolescence|octogenarian|nonagenarian|centenarian|pensioner|pensioners|schoolboy|schoolgirl)\b",
+                re.I), "an age"),
+    (re.compile(r"\b(?:1[0-9]{3}|20[0-9]{2})s?\b|\bthe (?:sixties|seventies|eighties|nineties|fifties|forties)\b", re.I),
+     "a date"),
+    (re.compile(rf"\b{_BOND}\W+(?:\w+\W+){{0,3}}?(?:for |of )?(?:{_NUM}|a|several|many) (?:years?|decades?)\b"
+                rf"|\b(?:{_NUM}|several|many) (?:years?|decades?) (?:of |after |since )?(?:\w+ ){{0,2}}{_BOND}\b"
+                r"|\b(?:golden|silver|ruby|diamond|pearl|coral|sapphire|emerald|tin|paper|crystal) (?:wedding|anniversary)"
+                r"|\b[a-z]+(?:th|st|nd|rd) (?:wedding )?anniversary\b", re.I), "how long a marriage has lasted"),
+]
+
+
+def world_flags(text: str) -> list[Flag]:
+    """Rule 7 on raw text: ages, dates and long spans of time ("his wife of eight years",
+    "married in 1974", "a teenage grandson", "for forty years"), which the world model does
+    not have and another sentence of a story may contradict."""
+    plain = re.sub(r"\{[A-D](?:\.[^{}]*)?\}", "X", text)
+    out = []
+    for pattern, what in WORLD:
+        m = pattern.search(plain)
+        if m:
+            out.append(Flag("7", f"tells {what}, which the world model does not know", m.group(0), kind="world"))
+    return out
+
+
+def repeated_names(toks: list[Tok], text: str) -> list[str]:
+    """Spans "[X] ... [X]" inside one sentence (a person named twice, possessive or not)."""
+    out = []
+    for sent in sentences(toks):
+        first: dict[int, Tok] = {}
+        for t in sent:
+            if t.kind != "ent" or t.ent < 0:
+                continue
+            if t.ent in first:
+                out.append(" ".join(text[first[t.ent].start:t.end].split()))
+            first.setdefault(t.ent, t)
+    return out
+
+
+# Rule 1: a first name that is also a common word is not a person ("in May", "Grace was said").
+NOT_A_NAME = frozenset("""
+may june april august will mark grace rose hope faith joy guy bill art rich frank jack ray dawn summer autumn iris
+ivy holly ruby pearl jade amber crystal violet daisy lily heather olive hazel robin sandy bob pat sue max sky
+""".split())
+NOT_A_PERSON_BEFORE = frozenset("in on at from near called named of".split())  # a place, a pet, a title
+PLACE_BEFORE = frozenset("st saint lake mount mt fort port cape san santa santo loch glen".split())
+
+
+def extra_names(toks: list[Tok], names: frozenset[str]) -> list[str]:
+    """Rule 1: first names in the text that are no person of the clause ("Mary had two daughters")."""
+    out = []
+    for i, t in enumerate(toks):
+        if t.kind != "word" or not t.text[:1].isupper() or t.low in NOT_A_NAME or t.text not in names:
+            continue
+        if i and (toks[i - 1].low in PLACE_BEFORE or toks[i - 1].low in NOT_A_PERSON_BEFORE):
+            continue
+        if i + 1 < len(toks) and (toks[i + 1].text[:1].isupper() or toks[i + 1].low in ("o", "o'")):
+            continue  # part of a longer proper noun ("Earl Grey", "Peter Pan")
+        out.append(t.text)
+    return out
 
 
 DOUBLED = re.compile(r"[,;:.!?](?:\s*[,;:.!?])+")
