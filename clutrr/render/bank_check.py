@@ -359,7 +359,7 @@ def _placeholder_flags(text: str, n_entities: int) -> list[Flag]:
     return out
 
 
-def _word_flags(kb: KB, t: Template, lowered: str, literal: str) -> list[Flag]:
+def _word_flags(kb: KB, t: Template, lowered: str, literal: str, slot_bank: bool = True) -> list[Flag]:
     """Word-level checks: pronouns of a gender nobody has, hedged genders, a many-sense
     relation stated by one sense, the implied relation named."""
     out = []
@@ -368,7 +368,7 @@ def _word_flags(kb: KB, t: Template, lowered: str, literal: str) -> list[Flag]:
         known.add(t.gender)
     for gender, pattern in PRONOUNS.items():
         m = pattern.search(literal)
-        if m and gender not in known:
+        if m and gender not in known and slot_bank:  # literal pronouns: the reader checks them
             out.append(Flag("4", f"pronoun {m.group(0)!r} but no entity is known to be {gender}", m.group(0)))
     hedge = hedge_pattern(tuple(p.words for p in kb.predicates)).search(literal)
     if hedge:
@@ -400,7 +400,7 @@ def _reading_flags(kb: KB, t: Template, slot_bank: bool) -> list[Flag]:
     for g in heads:
         facts = Facts.of(kb, t.clause, g)
         toks = tokenize(text, facts.genders)
-        for f in analyse(toks, facts, text)[1]:
+        for f in analyse(toks, facts, text, slot_bank)[1]:
             found.setdefault(f, set()).add(g)
     toks = tokenize(t.text, Facts.of(kb, t.clause, heads[0]).genders)
     out = text_flags(t.text, toks, slot_bank, lex)
@@ -443,8 +443,9 @@ def template_flags(kb: KB, t: Template, kb_name: str = "kinship") -> list[Flag]:
         return out
     lowered = _respelled(SLOT.sub(lambda m: _slot_text(m, True) if m.group(2) else " ", t.text).lower())
     literal = SLOT.sub(" ", t.text).lower()
-    out += _word_flags(kb, t, lowered, literal)
-    out += _reading_flags(kb, t, not t.source.endswith(".json"))
+    slot_bank = not t.source.endswith(".json")
+    out += _word_flags(kb, t, lowered, literal, slot_bank)
+    out += _reading_flags(kb, t, slot_bank)
     return out
 
 

@@ -56,6 +56,20 @@ MARRY_BEFORE = frozenset("who got finally is was are were been being be happily 
 MARRY = frozenset("married marries marry marrying wed weds wedded".split())
 ABBREVIATIONS = frozenset("mr mrs ms dr st mt jr sr prof".split())
 SENTENCE_END = frozenset(".!?")
+# How a reader splits a sentence into clauses, and which verbs report what someone asks or says.
+CLAUSE_OPENERS = frozenset("""and but so because when while before after since until unless if though although whereas
+then as that whether where who""".split())
+ADVERB_OPENERS = frozenset("""then later soon afterwards afterward meanwhile also still now finally suddenly luckily
+unfortunately however instead together once""".split())
+PREPOSITIONS = frozenset("""with for to at by from of in on into onto behind beside near without about after before
+under over around towards toward past like""".split())
+TAKING = frozenset("take takes took taking taken bring brings brought bringing carry carried carries".split())
+COORDINATORS = frozenset("and but so then or".split())
+SUBORDINATORS = frozenset("when while before after as since because if although though once until".split())
+REPORT_OPENERS = frozenset("if whether that to about".split())
+REPORTING_VERBS = frozenset("""asked asks ask told tells tell reminded reminds begged begs invited invites called calls
+texted texts urged urges convinced convinces persuaded persuades warned warns promised promises assured assures
+wanted wants needed needs""".split())
 QUOTES = frozenset("\"\u201c\u201d")
 
 # Relation nouns outside the KB's word list: (KB word it names, or a predicate name with no gender).
@@ -353,12 +367,13 @@ class Statement:
 class _Reader:
     """One pass over the tokens of one reading: pronoun referents, then statements."""
 
-    def __init__(self, toks: list[Tok], facts: Facts, text: str) -> None:
-        self.toks, self.facts, self.text = toks, facts, text
+    def __init__(self, toks: list[Tok], facts: Facts, text: str, slot_bank: bool = True) -> None:
+        self.toks, self.facts, self.text, self.slot_bank = toks, facts, text, slot_bank
         self.lex = lexicon(facts.kb)
         self.flags: list[Flag] = []
         self.referent: dict[int, tuple[int, ...]] = {}  # token index -> resolved person(s) of a pronoun
         self.dangling: list[tuple[int, int]] = []  # token spans of relation nouns attached to no one
+        self._last: Statement | None = None  # the statement read last ("his son {C} and daughter {D}")
         self._resolve_pronouns()
 
     def quote(self, a: int, b: int) -> str:
@@ -384,6 +399,9 @@ class _Reader:
                 continue
             head = self.toks[i - 2].ent if i >= 2 and self.toks[i - 1].text == "," and self.toks[i - 2].kind == "ent" \
                 and not self.toks[i - 2].poss else -1  # in "Y, his R" the pronoun is not Y's
+            if head < 0 and not t.slot and i >= 1 and self.toks[i - 1].kind == "ent" and not self.toks[i - 1].poss \
+                    and self._determiner(i):
+                head = self.toks[i - 1].ent  # "asked {C} his grandfather": nor in "Y his R"
             others = [e for e in mentioned if genders[e] == t.gender and e != t.ent and e != head]
             if t.slot:
                 self.referent[i] = (t.ent,)
@@ -394,17 +412,275 @@ class _Reader:
                 if t.ent not in mentioned:
                     mentioned.append(t.ent)
                 continue
+            named = self._named_after(i)
+            if named >= 0 and genders[named] == t.gender:
+                self.referent[i] = (named,)  # "... her brother. His name is {A}."
+                continue
             cands = [e for e in mentioned if genders[e] == t.gender and e != head] or \
                 [e for e in mentioned if genders[e] == t.gender]
-            if len(cands) == 1:
-                self.referent[i] = (cands[0],)
-            elif len(cands) > 1 and t.form not in REFLEXIVE:
-                who = ", ".join(self._name(e) for e in cands)
-                self.flags.append(Flag("4", f"{t.low!r} could refer to {who}", self.quote(i - 2, i + 1)))
-            elif not cands:
+            if not cands:
                 later = [u.ent for u in self.toks[i + 1:] if u.kind == "ent" and u.ent >= 0 and genders[u.ent] == t.gender]
-                if later:
-                    self.referent[i] = (later[0],)
+                if not self._unnamed_before(i, t.gender):
+                    if later:
+                        self.flags.append(Flag("4", f"{t.low!r} refers forward to {self._name(later[0])}, named "
+                                                    "after it", self.quote(i - 2, i + 1)))
+                    elif not self.slot_bank:
+                        self.flags.append(Flag("4", f"{t.low!r}: nobody in the text has its gender",
+                                               self.quote(i - 2, i + 1)))
+                continue
+            best, rivals = self._reading(i, t, cands)
+            if rivals and self._states(i, best, rivals):
+                who = ", ".join(self._name(e) for e in (best, *rivals))
+                self.flags.append(Flag("4", f"{t.low!r} could refer to {who}", self.quote(i - 2, i + 1)))
+            else:
+                self.referent[i] = (best,)
+
+    def _states(self, i: int, best: int, rivals: list[int]) -> bool:
+        """Whether the reading of the pronoun at i changes a kinship fact: it owns a relation
+        noun ("her son {C}") or is the subject of one ("she is {B}'s aunt", "he married") and
+        the readings do not all make the same true statement ("his sister {D}" where both
+        readings are brothers of {D}). "Her birthday" or "with him" change no fact."""
+        toks = self.toks
+        k = i + 1
+        while k < len(toks) and k <= i + 3 and toks[k].kind == "word" and toks[k].low not in FUNCTION \
+                and toks[k].low not in self.lex:
+            k += 1
+        if k < len(toks) and toks[k].kind == "word" and toks[k].low in self.lex and self._determiner(i):
+            pred = self.lex[toks[k].low][0]
+            after = k + 1 + (k + 1 < len(toks) and toks[k + 1].text == ",")
+            if after < len(toks) and toks[after].kind == "ent" and toks[after].ent >= 0:
+                y = toks[after].ent
+                f = self.facts
+                holds = [f.rel.get((c, y)) == pred or f.implied.get((c, y)) == pred for c in (best, *rivals)]
+                return not all(holds)
+            return True
+        nxt = toks[i + 1] if i + 1 < len(toks) else None
+        return nxt is not None and toks[i].form == "he" and (nxt.low in COPULAS or nxt.low in MARRY)
+
+    # -- how a reader takes a pronoun -------------------------------------------------------
+
+    def _clause_start(self, i: int) -> int:
+        """The first token of the clause holding token i: after a sentence end, ; or :, a
+        subordinator, or a coordinator that opens a clause (after a comma, or before a
+        subject pronoun: "and she ...", not "her son and daughter")."""
+        toks = self.toks
+        for k in range(i - 1, -1, -1):
+            t = toks[k]
+            if t.text in SENTENCE_END or t.text in (";", ":"):
+                return k + 1
+            if t.low in CLAUSE_OPENERS and k + 1 < i:
+                if t.low not in COORDINATORS:
+                    return k + 1
+                after = toks[k + 1]
+                if (k and toks[k - 1].text == ",") or (after.kind == "pron" and after.form == "he") \
+                        or after.low in ("they", "it"):
+                    return k + 1
+        return 0
+
+    def _subject(self, start: int, end: int) -> int:
+        """The person who is the subject of the clause from token start: the first person
+        named or resolved there ("{A}'s sister {B}" and "{A}'s sister, {B}," give {B}), or -1
+        when a verb or a preposition comes first."""
+        return self._subject_at(start, end)[0]
+
+    def _subject_at(self, start: int, end: int) -> tuple[int, int]:
+        """(the subject of the clause from token start, its token index), or (-1, -1)."""
+        toks = self.toks
+        k = start
+        while k < min(end, len(toks)):
+            t = toks[k]
+            if t.kind == "ent" and t.ent >= 0:
+                if not t.poss:
+                    return t.ent, k
+                k += 1
+                while k < len(toks) and toks[k].kind == "word" and toks[k].low not in FUNCTION:
+                    k += 1  # "{A}'s older sister"
+                if k < len(toks) and toks[k].text == ",":
+                    k += 1
+                continue
+            if t.kind == "pron" and t.form == "he" and k in self.referent:
+                return self.referent[k][0], k
+            if t.kind == "pron" and t.form == "his":
+                k += 1
+                while k < len(toks) and toks[k].kind == "word" and toks[k].low not in FUNCTION:
+                    k += 1  # "his older sister"
+                if k < len(toks) and toks[k].text == ",":
+                    k += 1
+                continue
+            if t.kind == "word" and t.low not in ADVERB_OPENERS and t.low not in ("and", "or", "both"):
+                if t.low not in FUNCTION or t.low in PREPOSITIONS:
+                    comma = next((c for c in range(k, min(end, len(toks))) if toks[c].text == ","), -1)
+                    if k == start and comma > 0:  # "Having forgotten, {B} ...": the subject follows
+                        return self._subject_at(comma + 1, end)
+                    return -1, -1
+            k += 1
+        return -1, -1
+
+    def _previous_subject(self, start: int) -> int:
+        """The subject of the nearest clause before the one starting at ``start`` that has one."""
+        k = start - 1
+        while k > 0:
+            begin = self._clause_start(k)
+            found = self._subject(begin, k)
+            if found >= 0:
+                return found
+            k = begin - 1
+        return -1
+
+    def _reading(self, i: int, t: Tok, cands: list[int]) -> tuple[int, list[int]]:
+        """(the referent a reader takes, the others a careful reader could also take).
+
+        Each person mentioned before the pronoun with its gender scores: a subject pronoun
+        continues the subject of the clause before (subject continuity); a possessive takes
+        the subject of its own clause (a clause without one inherits the one before), or the
+        nearest person of its clause, or the person of a parallel possessive ("her sister
+        {B} and her son {C}"); an object pronoun never takes a subject of its own clause; a
+        reflexive always does. The most recent person scores a little more, more still when
+        the others are in earlier sentences. A pronoun inside what a verb of asking or
+        telling reports ("asked {B} if she ...") can be the asker's or the one asked; one in a
+        clause opening a sentence can be the subject after it ("When his wife left, {A} ...").
+        Two readings within 2 points of each other are both open to a careful reader."""
+        toks = self.toks
+        if len(cands) == 1:
+            return cands[0], []
+        start = self._clause_start(i)
+        subjects = self._subjects(start, i)
+        subject = subjects[0] if subjects else -1
+        anchor = subject if subject in cands else self._previous_subject(start)
+        recent_at = next(k for k in range(i - 1, -1, -1) if toks[k].kind == "ent" and toks[k].ent in cands)
+        recent = toks[recent_at].ent
+        score = dict.fromkeys(cands, 0)
+        sentence_start = next((k + 1 for k in range(i - 1, -1, -1) if toks[k].text in SENTENCE_END), 0)
+        alone = not any(toks[k].kind == "ent" and toks[k].ent in cands and toks[k].ent != recent
+                        for k in range(sentence_start, i))
+        score[recent] += 2 if recent_at >= sentence_start and alone else 1
+        form = t.form
+        if form == "his" and t.low == "her" and not self._determiner(i):
+            form = "him"
+        if form in REFLEXIVE:
+            return (subject if subject in cands else recent), []
+        if form == "he":
+            if start == i or subject < 0:
+                subject = anchor
+            if subject in score:
+                score[subject] += 3
+        elif form in ("his", "hers"):
+            if anchor in score:
+                score[anchor] += 3
+            if i >= 2 and toks[i - 1].low in ("and", "or") and toks[i - 2].kind == "ent" and not toks[i - 2].poss:
+                nearest = toks[i - 2].ent  # "{C} and her sister {D}"
+                if nearest in score and nearest != anchor:
+                    score[nearest] += 2
+            parallel = self._parallel(i, start)
+            if parallel in score:
+                score[parallel] += 4
+        elif i and toks[i - 1].low == "with" and any(toks[k].low in TAKING for k in range(start, i)):
+            if subject in score:
+                score[subject] += 3  # "took {D} with her": her is the taker
+        else:  # him, her (object): never a subject of its own clause
+            for who in subjects:
+                score.pop(who, None)
+            if not score:
+                return recent, []
+            if len(score) == 1:
+                return next(iter(score)), []
+        later = self._fronted_subject(start, i, t.gender)
+        if later >= 0:
+            score[later] = max(score.values())  # "When his wife left, {A} ...": his may be {A}'s
+        asked = self._asked(start)
+        if asked is not None:
+            top = max(score.values()) + 3
+            for who in asked:
+                if who in score:
+                    score[who] = top
+        ranked = sorted(score, key=lambda e: -score[e])
+        best = ranked[0]
+        return best, [e for e in ranked[1:] if score[best] - score[e] < 2]
+
+    def _subjects(self, start: int, end: int) -> list[int]:
+        """The subject of the clause from token start and the people joined to it by "and"."""
+        first, k = self._subject_at(start, end)
+        if first < 0:
+            return []
+        toks = self.toks
+        out = [first]
+        while k + 1 < end and toks[k + 1].low == "and":
+            k += 2
+            while k < end and (toks[k].kind == "pron" and toks[k].form == "his" or
+                               (toks[k].kind == "word" and toks[k].low not in FUNCTION)):
+                k += 1
+            if k < end and toks[k].kind == "ent" and not toks[k].poss:
+                out.append(toks[k].ent)
+            else:
+                break
+        return out
+
+    def _unnamed_before(self, i: int, gender: int | None) -> bool:
+        """Whether a relation noun of this gender naming no one comes before token i ("took
+        her husband out ... found him"): the pronoun may be that person's."""
+        toks = self.toks
+        for k in range(i):
+            t = toks[k]
+            if t.kind == "word" and t.low in self.lex and self.lex[t.low][1] == gender and not (
+                    k + 1 < len(toks) and toks[k + 1].kind == "ent"):
+                return True
+        return False
+
+    def _named_after(self, i: int) -> int:
+        """The person in "his name is {A}" (the pronoun at i), or -1."""
+        toks = self.toks
+        if i + 3 < len(toks) and toks[i + 1].low == "name" and toks[i + 2].low in ("is", "was") \
+                and toks[i + 3].kind == "ent":
+            return toks[i + 3].ent
+        return -1
+
+    def _fronted_subject(self, start: int, i: int, gender: int | None) -> int:
+        """In a clause opening a sentence with a subordinator ("When his wife ..., {A} called"),
+        the subject after the comma, when of the pronoun's gender: a reader may take it."""
+        toks = self.toks
+        opener = start - 1
+        if opener < 0 or toks[opener].low not in SUBORDINATORS or (opener and toks[opener - 1].text not in SENTENCE_END):
+            return -1
+        comma = next((k for k in range(i + 1, len(toks)) if toks[k].text in (",", ".", ";")), -1)
+        if comma < 0 or toks[comma].text != "," or comma + 1 >= len(toks):
+            return -1
+        nxt = toks[comma + 1]
+        return nxt.ent if nxt.kind == "ent" and nxt.ent >= 0 and self.facts.genders[nxt.ent] == gender else -1
+
+    def _determiner(self, i: int) -> bool:
+        """Whether "her" at i is a determiner ("her son") rather than an object ("saw her")."""
+        nxt = self.toks[i + 1] if i + 1 < len(self.toks) else None
+        return nxt is not None and nxt.kind == "word" and (nxt.low not in FUNCTION or nxt.low in self.lex)
+
+    def _parallel(self, i: int, start: int) -> int:
+        """In "her sister {B} and her son {C}" (or "was his son, {C}, next was his son {A}") the
+        second possessive of a relation noun takes the first one's person."""
+        toks = self.toks
+        if i < 1 or not self._rel(i + 1):
+            return -1
+        first = start if toks[i - 1].low in ("and", "or", ",") else next(
+            (k + 1 for k in range(i - 1, -1, -1) if toks[k].text in SENTENCE_END), 0)
+        for k in range(i - 2, first - 1, -1):
+            if toks[k].kind == "pron" and toks[k].form == "his" and k in self.referent and self._rel(k + 1):
+                return self.referent[k][0]
+        return -1
+
+    def _asked(self, start: int) -> tuple[int, int] | None:
+        """(asker, person asked) when the clause at start reports what a verb of asking or
+        telling says ("{A} asked {B} if ...", "{A} told {B} that ...")."""
+        toks = self.toks
+        if start < 3 or toks[start - 1].low not in REPORT_OPENERS:
+            return None
+        obj = start - 2
+        if toks[obj].text == ",":
+            obj -= 1
+        if obj < 1 or toks[obj].kind != "ent" or toks[obj].ent < 0:
+            return None
+        for k in range(obj - 1, max(obj - 5, -1), -1):
+            if toks[k].low in REPORTING_VERBS:
+                subject = self._subject(self._clause_start(k), k)
+                return (subject, toks[obj].ent) if subject >= 0 else None
+        return None
 
     def _name(self, e: int) -> str:
         return "{" + chr(65 + e) + "}"
@@ -424,7 +700,10 @@ class _Reader:
             if t.kind != "word":
                 continue
             if t.low in self.lex and not t.poss:
-                out += self._noun(j)
+                found = self._noun(j)
+                out += found
+                if found:
+                    self._last = found[-1]
             elif t.low in self.lex:
                 self._dangling(j)  # "..., a father-in-law's gift": a role owned by nobody named
             elif t.low in MARRY:
@@ -509,6 +788,11 @@ class _Reader:
             elif pk.kind == "word" and pk.low in ARTICLES:
                 start, article = k, True
         m = j + 1
+        last = self._last
+        if not possessors and not article and last is not None and last.possessors and start >= 2 \
+                and toks[start - 1].low in ("and", ",") and last.span[1] in (start - 2, start - 3) \
+                and last.shape == "after" and (toks[start - 1].low == "," or toks[start - 2].kind == "ent"):
+            possessors = last.possessors  # "his son {C} and daughter {D}": one possessor for both
         if not possessors and m + 1 < len(toks) and toks[m].low in ("of", "to"):
             n = m + 1
             if self._rel(n) and self._is_title(n):
@@ -612,6 +896,8 @@ class _Reader:
                 return []
         elif not direct:
             return []
+        if r + 1 < len(toks) and toks[r].text == "." and toks[r + 1].kind == "pron" and self._named_after(r + 1) >= 0:
+            return [(self._named_after(r + 1), r + 4)]
         if r >= len(toks) or toks[r].kind != "ent" or toks[r].ent < 0:
             return []
         if r + 1 < len(toks) and toks[r + 1].low in MARRY:
@@ -721,7 +1007,7 @@ class _Reader:
                                        self.quote(bare[0] - 2, bare[0] + 1), kind="role-only"))
             else:
                 self.flags.append(Flag("9", f"{fact} is not stated in a shape the checker reads", self.quote(0, 6),
-                                       kind="unstated"))
+                                       drops=self.slot_bank, kind="unstated"))
 
     def step_contrast(self, statements: list[Statement]) -> None:
         """Rule 7: "{A.his} wife {B} ... {B.his} son {C}" in one sentence: the spouse told with
@@ -836,7 +1122,9 @@ class _Reader:
             return
         if f.implied.get((x, y)) == st.pred:
             if len(st.possessors) < 2:
-                self.flags.append(Flag("6", f"{stated}: names a relation the clause leaves implicit", what))
+                answer = {x, y} == {0, len(f.genders) - 1}  # the first-to-last relation gives the answer away
+                self.flags.append(Flag("6", f"{stated}: names a relation the clause leaves implicit", what,
+                                       drops=self.slot_bank or answer))
             return
         if f.implied.get((y, x)) == st.pred and f.implied.get((x, y)) != st.pred:
             self.flags.append(Flag("5", f"{stated}: the implied relation points the other way", what))
@@ -864,9 +1152,10 @@ class _Reader:
                                         f"though {self._name(spouse)} is {self._name(parent)}'s spouse ({how})", what))
 
 
-def analyse(toks: list[Tok], facts: Facts, text: str) -> tuple[list[Statement], list[Flag]]:
-    """The statements of one reading and the flags of rules 4-7 they raise."""
-    reader = _Reader(toks, facts, text)
+def analyse(toks: list[Tok], facts: Facts, text: str, slot_bank: bool = True) -> tuple[list[Statement], list[Flag]]:
+    """The statements of one reading and the flags of rules 4-7 and 9 they raise (a fact in
+    a shape the parser does not read is dropped only from a bank written with slots)."""
+    reader = _Reader(toks, facts, text, slot_bank)
     found = reader.statements()
     reader.check(found)
     reader.ownership(found)
