@@ -6,7 +6,7 @@ from typing import Any, Iterator
 
 import numpy as np
 
-from clutrr.baselines import require_torch
+from clutrr.baselines.optional import require_torch
 
 require_torch()
 

@@ -95,7 +95,7 @@ from typing import Any
 
 import numpy as np
 
-from clutrr.baselines import require_torch
+from clutrr.baselines.optional import require_torch
 
 require_torch()
 

@@ -6,23 +6,26 @@
 - the released CLUTRR folders ``data_089907f8`` (systematic generalisation, train k=2,3) and
   ``data_7c5b0e70`` (robust reasoning, trained clean), from the public uclnlp/ctp repository
   (``data/clutrr-emnlp/``), unzipped under ``--release``;
-- this project's generator, with the arguments in :data:`GENERATED`.
+- this project's generator, with the dataset specs in :data:`GENERATED`.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
 
+from clutrr.pipeline.spec import DatasetSpec
+from clutrr.story.generator import GeneratorConfig
+
 RELEASED = {"released-k23": "data_089907f8", "released-robust": "data_7c5b0e70"}
 RELEASE_SOURCE = ("https://github.com/uclnlp/ctp/tree/master/data/clutrr-emnlp "
                   "(data_089907f8.zip and data_7c5b0e70.zip, unzipped)")
-# data key -> `clutrr generate` arguments (train 5,000 rows per k as in the released ~10k-row files)
+# data key -> the dataset generated for it, seed 0 (train 5,000 rows per k as in the released ~10k-row files);
+# as `clutrr generate` arguments: DATA_TITLES' flags with --test-k 2..10 --noise none --train-rows 5000 --test-rows 500
+_OURS = dict(test_k=tuple(range(2, 11)), noise="none", train_rows=5000, test_rows=500, seed=0)
 GENERATED = {
-    "ours-k23": ["--k", "2,3", "--test-k", "2..10", "--noise", "none", "--train-rows", "5000", "--test-rows", "500"],
-    "ours-k234": ["--k", "2,3,4", "--test-k", "2..10", "--noise", "none", "--train-rows", "5000",
-                  "--test-rows", "500"],
-    "ours-v1-k23": ["--relations", "clutrr_v1", "--k", "2,3", "--test-k", "2..10", "--noise", "none",
-                    "--train-rows", "5000", "--test-rows", "500"],
+    "ours-k23": DatasetSpec(train_k=(2, 3), **_OURS),
+    "ours-k234": DatasetSpec(train_k=(2, 3, 4), **_OURS),
+    "ours-v1-k23": DatasetSpec(train_k=(2, 3), config=GeneratorConfig(relations="clutrr_v1"), **_OURS),
 }
 DATA_TITLES = {
     "released-k23": "released data_089907f8",

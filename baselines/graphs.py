@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from clutrr.baselines import require_torch
+from clutrr.baselines.optional import require_torch
 
 require_torch()
 

@@ -21,10 +21,11 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from clutrr.baselines import require_torch
+from clutrr.baselines.optional import require_torch
 from clutrr.baselines.experiments import BY_SLUG, EXPERIMENTS, GENERATED, RELEASE_SOURCE, RELEASED, ROBUSTNESS, folder_name
 from clutrr.baselines.results import write_json
 from clutrr.errors import UsageError
+from clutrr.pipeline.run import write_unless_present
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_RELEASE = HERE.parent.parent / "shared" / "clutrr-release"
@@ -37,12 +38,7 @@ def data_folder(key: str, release: Path, work: Path, progress: bool) -> Path:
         if not any(folder.glob("*_train.csv")):
             raise UsageError(f"{folder} is missing: download {RELEASE_SOURCE} into {release} (or give --release)")
         return folder
-    from clutrr.commands.generate import generate_unless_present
-
-    folder = work / folder_name(key)
-    if generate_unless_present(folder, [*GENERATED[key], "--seed", "0"], progress) != 0:
-        raise UsageError(f"generating {key} failed")
-    return folder
+    return write_unless_present(GENERATED[key], work / folder_name(key), progress)
 
 
 def verify_released(folder: Path) -> dict:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import sys
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Callable
 
@@ -26,6 +26,9 @@ from clutrr.baselines.results import mean_se
 from clutrr.errors import UsageError
 from clutrr.eval import evaluate, load_eval_set
 from clutrr.eval.report import md_table
+from clutrr.pipeline.run import write_unless_present
+from clutrr.pipeline.spec import DatasetSpec
+from clutrr.story.generator import GeneratorConfig
 
 NOISE_SETTINGS = {"clean": "none", "supporting": "supporting", "irrelevant": "irrelevant",
                   "disconnected": "disconnected"}
@@ -45,31 +48,33 @@ class Plan:
     seed: int = 0
     noise_facts: int = 2
     templates: str = "paraphrase"
-    extra: list[str] = field(default_factory=list)  # more `clutrr generate` arguments
 
     def settings(self) -> dict[str, list[str]]:
-        """Training setting name -> the `clutrr generate` arguments of its folder."""
+        """Training setting name -> the `clutrr generate` arguments of its folder (as the results document them)."""
         common = ["--k", ",".join(map(str, self.train_k)), "--test-k", ",".join(map(str, self.test_k)),
                   "--train-rows", str(self.train_rows), "--test-rows", str(self.test_rows), "--seed", str(self.seed),
-                  "--noise-facts", str(self.noise_facts), "--templates", self.templates, *self.extra]
+                  "--noise-facts", str(self.noise_facts), "--templates", self.templates]
         if self.experiment == "systematic":
             return {"k=" + ",".join(map(str, self.train_k)): [*common, "--noise", "none"]}
         tests = ",".join(NOISE_SETTINGS.values())
         return {name: [*common, "--noise", noise, "--test-noise", tests] for name, noise in NOISE_SETTINGS.items()}
 
+    def specs(self) -> dict[str, DatasetSpec]:
+        """Training setting name -> the dataset of its folder (what :meth:`settings` asks `clutrr generate` for)."""
+        config = GeneratorConfig(noise_facts=self.noise_facts, templates=self.templates)
+        common = dict(train_k=self.train_k, test_k=self.test_k, train_rows=self.train_rows, test_rows=self.test_rows,
+                      seed=self.seed, config=config)
+        if self.experiment == "systematic":
+            return {"k=" + ",".join(map(str, self.train_k)): DatasetSpec(**common)}
+        tests = tuple(NOISE_SETTINGS.values())
+        return {name: DatasetSpec(**common, noise=noise, test_noise=tests) for name, noise in NOISE_SETTINGS.items()}
+
 
 def prepare_data(plan: Plan, root: Path, progress: bool = False) -> dict[str, Path]:
     """The folder of every training setting under ``root``: read when it holds a dataset,
     generated there otherwise."""
-    from clutrr.commands.generate import generate_unless_present
-
-    folders = {}
-    for name, args in plan.settings().items():
-        folder = root / name.replace("=", "").replace(",", "")
-        if generate_unless_present(folder, args, progress) != 0:
-            raise UsageError(f"could not generate the {name} setting into {folder}")
-        folders[name] = folder
-    return folders
+    return {name: write_unless_present(spec, root / name.replace("=", "").replace(",", ""), progress)
+            for name, spec in plan.specs().items()}
 
 
 def columns_of(report: dict[str, Any], experiment: str) -> dict[str, tuple[float, int]]:

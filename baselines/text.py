@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from clutrr.baselines import require_torch
+from clutrr.baselines.optional import require_torch
 
 require_torch()
 

@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from clutrr.baselines import require_torch
+from clutrr.baselines.optional import require_torch
 
 require_torch(main=__name__ == "__main__")
 

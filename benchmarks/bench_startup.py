@@ -25,7 +25,7 @@ import json, time
 w, c = time.perf_counter(), time.process_time()
 import clutrr
 w1, c1 = time.perf_counter(), time.process_time()
-from clutrr.core.generator import GeneratorConfig, banks
+from clutrr.story.generator import GeneratorConfig, banks
 parts = banks(GeneratorConfig(), 0)
 w2, c2 = time.perf_counter(), time.process_time()
 print(json.dumps({"import_wall": w1 - w, "import_cpu": c1 - c, "bank_wall": w2 - w1, "bank_cpu": c2 - c1,

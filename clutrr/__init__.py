@@ -2,6 +2,6 @@
 
 __version__ = "0.2.0"
 
-from clutrr.core.generator import Example, GeneratorConfig, make_example  # noqa: E402
+from clutrr.story.generator import Example, GeneratorConfig, make_example  # noqa: E402
 
 __all__ = ["Example", "GeneratorConfig", "make_example", "__version__"]

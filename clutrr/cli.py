@@ -8,21 +8,11 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import os
 import pkgutil
 import sys
 
 from clutrr import __version__, commands
-from clutrr.errors import UsageError
-from clutrr.core.kb import KBError
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse, but with one-line errors."""
-
-    def error(self, message: str) -> None:  # type: ignore[override]
-        sys.stderr.write(f"{self.prog}: error: {message}\n")
-        raise SystemExit(2)
+from clutrr.commands.console import Parser, run_command
 
 
 def _command_modules(only: str | None = None) -> list:
@@ -35,29 +25,14 @@ def _command_modules(only: str | None = None) -> list:
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The top-level parser with every subcommand attached (only ``command``'s, when it names one)."""
-    parser = _Parser(prog="clutrr", description="Generate, verify and audit CLUTRR-style kinship benchmarks.")
+    parser = Parser(prog="clutrr", description="Generate, verify and audit CLUTRR-style kinship benchmarks.")
     parser.add_argument("--version", action="version", version=f"clutrr {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
     for mod in _command_modules(command):
         p = sub.add_parser(mod.NAME, help=mod.HELP, description=mod.HELP)
         mod.add_arguments(p)
         p.set_defaults(_run=mod.run)
     return parser
-
-
-def run_command(run, args: argparse.Namespace, prog: str) -> int:
-    """Run a command function, mapping user errors to one stderr line and exit code 2."""
-    try:
-        return int(run(args) or 0)
-    except (UsageError, KBError) as exc:
-        sys.stderr.write(f"{prog}: error: {exc}\n")
-        return 2
-    except KeyboardInterrupt:
-        sys.stderr.write(f"{prog}: interrupted\n")
-        return 130
-    except BrokenPipeError:  # the reader of stdout went away (e.g. `| head`): stop quietly
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 1
 
 
 def main(argv: list[str] | None = None) -> int:

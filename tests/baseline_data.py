@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from clutrr.core.generator import GeneratorConfig, make_example
+from clutrr.story.generator import GeneratorConfig, make_example
 from clutrr.io.csv_format import CsvWriter
 
 

@@ -7,8 +7,9 @@ import json
 import re
 from pathlib import Path
 
-from clutrr.core.generator import GeneratorConfig, banks
-from clutrr.io.dataset import DatasetSpec, write_dataset
+from clutrr.story.generator import GeneratorConfig, banks
+from clutrr.pipeline.run import write_dataset
+from clutrr.pipeline.spec import DatasetSpec
 from clutrr.render.amt_templates import load_amt
 from clutrr.render.usable import usable_bank
 

@@ -9,8 +9,8 @@ import pytest
 from clutrr.render.amt_templates import AmtFormatError, amt_pair, load_amt, read_amt
 from clutrr.render.bank_check import check_bank
 from clutrr.errors import UsageError
-from clutrr.core.generator import GeneratorConfig, banks, make_example
-from clutrr.render.templates import load_bank
+from clutrr.story.generator import GeneratorConfig, banks, make_example
+from clutrr.render.bank_files import load_bank
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures_amt"
 

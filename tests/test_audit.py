@@ -13,7 +13,7 @@ from clutrr.diagnostics.audit import (
 )
 from clutrr.cli import main
 from clutrr.io.datadir import Split, load_splits
-from clutrr.core.generator import GeneratorConfig, make_example
+from clutrr.story.generator import GeneratorConfig, make_example
 from clutrr.core.kb import load_kb
 from clutrr.diagnostics.stats import binomial_upper_tail, sign_test
 from diag_rows import FIXTURES, RELEASE, make_row, write_csv

@@ -9,7 +9,8 @@ from clutrr.baselines.train import main as train_main, train_and_evaluate
 from clutrr.cli import main as clutrr_main
 from clutrr.diagnostics.permutation_metrics import acceptance_shares, entropy_bits, omega
 from clutrr.errors import UsageError
-from clutrr.io.dataset import DatasetSpec, write_dataset
+from clutrr.pipeline.run import write_dataset
+from clutrr.pipeline.spec import DatasetSpec
 
 Q = 3
 

@@ -6,11 +6,11 @@ import random
 import numpy as np
 import pytest
 
-import clutrr.core.generator as generator
+import clutrr.story.generator as generator
 from clutrr.core.entailment import relations_closed, story_closure
 from clutrr.core.family import FamilyConfig, sample_family
 from clutrr.core.genealogy import relation_masks
-from clutrr.core.generator import GeneratorConfig, make_example
+from clutrr.story.generator import GeneratorConfig, make_example
 from clutrr.diagnostics.worlds import random_world
 
 CONFIG = GeneratorConfig()

@@ -14,7 +14,7 @@ from clutrr.baselines.composer import (
 from clutrr.baselines.composer_rules import compare_with_kb, format_rules, possible_word_pairs
 from clutrr.baselines.data import LabelVocab, Story, story_from_row
 from clutrr.baselines.registry import get_model
-from clutrr.core.generator import GeneratorConfig, make_example
+from clutrr.story.generator import GeneratorConfig, make_example
 
 LABELS = LabelVocab.from_kb()
 W = {w: i for i, w in enumerate(LABELS.words)}

@@ -5,9 +5,11 @@ import csv
 import io
 import json
 
-from clutrr.io.csv_format import COLUMNS, CsvWriter, parse_row, read_csv, split_f_comb
-from clutrr.io.dataset import DatasetSpec, write_dataset
-from clutrr.core.generator import GeneratorConfig, make_example
+from clutrr.core.records import split_f_comb
+from clutrr.io.csv_format import COLUMNS, CsvWriter, parse_row, read_csv
+from clutrr.pipeline.run import write_dataset
+from clutrr.pipeline.spec import DatasetSpec
+from clutrr.story.generator import GeneratorConfig, make_example
 from clutrr.diagnostics.verify import summarize, verify_file
 
 

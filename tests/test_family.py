@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from clutrr.core.family import FamilyConfig, sample_family
-from clutrr.core.generator import GeneratorConfig, make_example
+from clutrr.story.generator import GeneratorConfig, make_example
 
 
 def _invariants(fam) -> None:

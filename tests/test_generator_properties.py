@@ -6,7 +6,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from clutrr.core.entailment import chain_entailment, story_closure
-from clutrr.core.generator import MAX_K, GeneratorConfig, make_example
+from clutrr.story.generator import MAX_K, GeneratorConfig, make_example
 from clutrr.core.noise import NOISE_KINDS
 
 CONFIG = GeneratorConfig()

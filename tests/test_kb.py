@@ -89,7 +89,7 @@ def test_a_yaml_syntax_error_names_its_line(tmp_path):
 
 
 def test_a_template_bank_yaml_error_names_its_line(tmp_path):
-    from clutrr.render.templates import load_bank
+    from clutrr.render.bank_files import load_bank
 
     bank = tmp_path / "bank.yaml"
     bank.write_text("- clause: son\n  any: [\"{B} is {A}'s son.\"]\n- clause: daughter\n  any: x: y\n")

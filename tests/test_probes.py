@@ -10,9 +10,10 @@ import numpy as np
 import pytest
 
 from clutrr.cli import main
-from clutrr.io.csv_format import COLUMNS, read_csv, row_fields, split_f_comb
+from clutrr.core.records import split_f_comb
+from clutrr.io.csv_format import COLUMNS, read_csv, row_fields
 from clutrr.io.datadir import load_splits
-from clutrr.core.generator import GeneratorConfig, make_example
+from clutrr.story.generator import GeneratorConfig, make_example
 from clutrr.core.kb import GENDERS, load_kb
 from clutrr.diagnostics.permutation_metrics import (
     acceptance_shares, entropy_bits, group_by_story, omega_curve, permutation_acceptance,
@@ -183,7 +184,8 @@ def test_group_by_story_uses_probe_ids():
 def test_gender_swap_re_renders_generated_stories_through_their_slots(tmp_path, capsys):
     import yaml
 
-    from clutrr.io.dataset import DatasetSpec, write_dataset
+    from clutrr.pipeline.run import write_dataset
+    from clutrr.pipeline.spec import DatasetSpec
 
     ferry = "{A} waved at {A.his} brother {B}, the grumpy {B.ferryman|ferrywoman}."
     blocks = [{"clause": w, "any": [f"{{A}} and {{B}} ({w}) met."]} for w in KB.words if w != "brother"]

@@ -9,7 +9,7 @@ from dataclasses import replace
 import pytest
 
 from clutrr.cli import main
-from clutrr.core.generator import GeneratorConfig, make_example
+from clutrr.story.generator import GeneratorConfig, make_example
 from clutrr.core.kb import GENDERS, load_kb
 from clutrr.diagnostics.recast import (
     DROP_TARGET, ENTAILED, NOT_ENTAILED, Item, negative_relations, recast_splits, settle,

@@ -6,11 +6,11 @@ from collections import Counter
 
 import pytest
 
-from clutrr.core.generator import GeneratorConfig, make_example, offered_targets
-from clutrr.core.vocabulary import load_vocabulary, measure_words, reachable_targets, word_mask
+from clutrr.story.generator import GeneratorConfig, make_example, offered_targets
+from clutrr.core.vocabulary import load_vocabulary, reachable_targets, word_mask
 from clutrr.diagnostics.verify import summarize, verify_file
 from clutrr.errors import UsageError
-from clutrr.io.csv_format import read_csv
+from clutrr.io.csv_format import measure_words, read_csv
 from helpers import run_generate
 
 V1 = load_vocabulary("clutrr_v1")

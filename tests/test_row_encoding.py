@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from clutrr.core.generator import GeneratorConfig, make_example
+from clutrr.story.generator import GeneratorConfig, make_example
 from clutrr.io import rows
 from clutrr.io.csv_format import csv_line, row_fields
 

@@ -10,10 +10,11 @@ import pytest
 
 from helpers import REPO, run_generate
 from clutrr.baselines.data import load_dataset
-from clutrr.core.generator import GeneratorConfig
+from clutrr.story.generator import GeneratorConfig
 from clutrr.io.csv_format import read_csv
 from clutrr.io.datadir import load_splits
-from clutrr.io.dataset import DatasetSpec, RunOptions, write_dataset
+from clutrr.pipeline.run import write_dataset
+from clutrr.pipeline.spec import DatasetSpec, RunOptions
 from clutrr.io.formats import sha256_file
 from clutrr.io.manifest import check_manifest
 from clutrr.io.shards import logical_files
@@ -133,7 +134,7 @@ def test_repeated_stories_are_replaced_the_same_way_for_any_sharding(tmp_path):
 
 
 def test_import_clutrr_does_not_import_ray():
-    code = ("import sys, clutrr, clutrr.io.dataset, clutrr.commands.generate, clutrr.engines; "
+    code = ("import sys, clutrr, clutrr.pipeline.run, clutrr.commands.generate, clutrr.engines; "
             "print('ray' in sys.modules, 'pyarrow' in sys.modules)")
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO)
     assert res.stdout.split() == ["False", "False"], res.stderr

@@ -5,7 +5,8 @@ import json
 
 import pytest
 
-from clutrr.io.dataset import DatasetSpec, RunOptions, write_dataset
+from clutrr.pipeline.run import write_dataset
+from clutrr.pipeline.spec import DatasetSpec, RunOptions
 from clutrr.io.schema import FIELDS, json_schema
 from clutrr.io.shards import logical_files
 

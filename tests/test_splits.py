@@ -7,8 +7,9 @@ from collections import Counter
 import pytest
 
 from clutrr.io.csv_format import read_csv
-from clutrr.io.dataset import DatasetSpec, write_dataset
-from clutrr.core.generator import GeneratorConfig, pattern_heldout
+from clutrr.pipeline.run import write_dataset
+from clutrr.pipeline.spec import DatasetSpec
+from clutrr.story.generator import GeneratorConfig, pattern_heldout
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,8 @@ import pytest
 
 from clutrr.core.kb import GENDERS, load_kb
 from clutrr.core.names import load_names
-from clutrr.render.statements import Facts, analyse, normalise, self_possessives, tokenize
+from clutrr.render.normalise import normalise
+from clutrr.render.statements import Facts, analyse, self_possessives, tokenize
 from clutrr.render.stitching import mention
 from clutrr.render.usable import usable_bank
 

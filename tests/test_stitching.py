@@ -8,11 +8,12 @@ from collections import Counter
 import pytest
 import yaml
 
-from clutrr.core.generator import GeneratorConfig, banks, make_example
+from clutrr.story.generator import GeneratorConfig, banks, make_example
 from clutrr.core.kb import load_kb
 from clutrr.core.noise import NOISE_KINDS
 from clutrr.render.stitching import NoCoverError, render_path, sample_cover
-from clutrr.render.templates import Bank, Template, load_bank, template_id
+from clutrr.render.bank_files import load_bank
+from clutrr.render.templates import Bank, Template, template_id
 
 KB = load_kb("kinship")
 LETTERS = "ABCD"

@@ -4,9 +4,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from clutrr.io.dataset import DatasetSpec, write_dataset
-from clutrr.core.generator import GeneratorConfig, banks
-from clutrr.render.templates import load_bank
+from clutrr.pipeline.run import write_dataset
+from clutrr.pipeline.spec import DatasetSpec
+from clutrr.story.generator import GeneratorConfig, banks
+from clutrr.render.bank_files import load_bank
 
 
 def _used_ids(out: Path, split: str) -> set[str]:

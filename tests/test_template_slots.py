@@ -5,7 +5,8 @@ import pytest
 
 from clutrr.core.kb import load_kb
 from clutrr.render.bank_check import template_flags, tokens
-from clutrr.render.templates import SlotError, Template, compile_text, slot_forms, template_id
+from clutrr.render.slots import SlotError, slot_forms
+from clutrr.render.templates import Template, compile_text, template_id
 
 
 def make(clause: tuple[str, ...], text: str, gender: str = "any") -> Template:

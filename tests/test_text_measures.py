@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import random
 
-from clutrr.core.generator import GeneratorConfig, banks, make_example
+from clutrr.story.generator import GeneratorConfig, banks, make_example
 from clutrr.render.measures import TextTally, story_self_possessive, template_self_possessive
 from clutrr.render.stitching import render_path
 from clutrr.render.templates import Bank, Template, template_id

@@ -11,7 +11,8 @@ from clutrr.io.staging import check_output
 from clutrr.eval.data import load_eval_set
 from clutrr.eval.models import load_callable, predict_with_callable, predict_with_endpoint
 from clutrr.eval.published import published, references
-from clutrr.eval.report import render_text, write_report
+from clutrr.eval.report import render_text
+from clutrr.eval.writer import write_report
 from clutrr.eval.scoring import evaluate
 from clutrr.llm.client import ChatClient, ChatSettings, EndpointError, ResponseCache, default_cache_path
 from clutrr.llm.prompts import STYLES

@@ -5,14 +5,15 @@ import argparse
 import os
 import signal
 import sys
-from pathlib import Path
 
+from clutrr.commands.console import Parser, run_command
 from clutrr.engines import engine_names
-from clutrr.io.dataset import ROWS_PER_SHARD, DatasetSpec, RunOptions, write_dataset
+from clutrr.pipeline.run import write_dataset
+from clutrr.pipeline.spec import ROWS_PER_SHARD, DatasetSpec, RunOptions
 from clutrr.io.formats import parse_formats
 from clutrr.errors import UsageError
 from clutrr.core.family import FamilyConfig
-from clutrr.core.generator import MAX_K, GeneratorConfig
+from clutrr.story.generator import MAX_K, GeneratorConfig
 from clutrr.core.kb import load_kb
 from clutrr.core.noise import NOISE_KINDS
 
@@ -106,9 +107,8 @@ def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
-def run(args: argparse.Namespace) -> int:
-    """Validate the arguments, generate, and print a one-line summary."""
-    load_kb(args.kb)
+def spec_from_args(args: argparse.Namespace) -> DatasetSpec:
+    """The dataset spec the arguments ask for (UsageError on a bad list of lengths or noise types)."""
     noise = parse_noise(args.noise)
     if len(noise) != 1:
         raise UsageError("--noise takes exactly one noise type")
@@ -120,10 +120,16 @@ def run(args: argparse.Namespace) -> int:
         fallback_templates=args.fallback_templates, template_split=not args.no_template_split, max_piece=args.max_piece, brackets=not args.no_brackets,
         relations=args.relations,
     )
-    spec = DatasetSpec(
+    return DatasetSpec(
         train_k=parse_ks(args.k), test_k=parse_ks(args.test_k), noise=noise[0], test_noise=test_noise,
         train_rows=args.train_rows, test_rows=args.test_rows, seed=args.seed, config=config,
     )
+
+
+def run(args: argparse.Namespace) -> int:
+    """Validate the arguments, generate, and print a one-line summary."""
+    load_kb(args.kb)
+    spec = spec_from_args(args)
     if (args.shard is None) != (args.num_shards is None):
         raise UsageError("--shard and --num-shards go together")
     if args.num_shards is not None and args.num_shards < 1:
@@ -147,19 +153,9 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def generate_unless_present(folder: Path, args: list[str], progress: bool = False) -> int:
-    """Generate a dataset with ``args`` into ``folder`` unless it already holds one (its config.json);
-    the exit code (0 when nothing had to be done)."""
-    if (folder / "config.json").is_file():
-        return 0
-    return main([*args, "--out", str(folder), "--force", *([] if progress else ["--quiet"])])
-
-
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``python generate.py`` and the ``clutrr-generate`` script."""
-    from clutrr.cli import _Parser, run_command
-
-    parser = _Parser(prog=os.path.basename(sys.argv[0]) or "generate.py", description=HELP)
+    parser = Parser(prog=os.path.basename(sys.argv[0]) or "generate.py", description=HELP)
     add_arguments(parser)
     args = parser.parse_args(argv)
     return run_command(run, args, parser.prog)

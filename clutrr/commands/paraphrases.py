@@ -44,7 +44,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def _usable(path: str, fallback: str) -> str | None:
     """Why the generator cannot use the bank (None when it can)."""
-    from clutrr.core.generator import GeneratorConfig, banks
+    from clutrr.story.generator import GeneratorConfig, banks
 
     try:
         banks(GeneratorConfig(templates=path, fallback_templates=fallback), 0)
@@ -80,7 +80,7 @@ def _pct(x: float | None) -> str:
 
 
 def _sample_lines(path: str, fallback: str, report: Report) -> list[str]:
-    from clutrr.render.measures import SAMPLE_KS, sample_summary
+    from clutrr.story.sample import SAMPLE_KS, sample_summary
 
     per_k = 40
     m = sample_summary(path, fallback, per_k=per_k)

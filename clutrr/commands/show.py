@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 import random
 
-from clutrr.core.generator import GeneratorConfig, check_request, make_example
+from clutrr.story.generator import GeneratorConfig, check_request, make_example
 from clutrr.core.noise import NOISE_KINDS
 from clutrr.errors import UsageError
 from clutrr.io.csv_format import StoryRow

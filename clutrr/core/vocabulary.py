@@ -8,10 +8,8 @@ may have too few people for some of them (the generator probes for those).
 """
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
 
 import yaml
 
@@ -94,16 +92,3 @@ def reachable_targets(kb: KB, vocabulary: Vocabulary, k: int) -> list[tuple[int,
     targets = word_mask(kb, vocabulary.targets)
     pairs = [kb.word_index[w] for w in kb.words]
     return [(p, g) for p, g in pairs if (p, g) in reach and targets[p][g]]
-
-
-def measure_words(paths: list[Path]) -> tuple[Counter, Counter]:
-    """(story-edge words, target words) with their counts over CLUTRR CSV files."""
-    from clutrr.io.csv_format import read_csv
-
-    edges: Counter = Counter()
-    targets: Counter = Counter()
-    for path in paths:
-        for row in read_csv(path):
-            edges.update(w for w in row.edge_types if w)
-            targets[row.target] += 1
-    return edges, targets

@@ -23,14 +23,15 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Sequence
 
-from clutrr.io.csv_format import StoryRow, split_f_comb
+from clutrr.core.records import StoryRow, split_f_comb
 from clutrr.errors import UsageError
 from clutrr.core.kb import GENDERS, KB
 from clutrr.core.names import load_names
 from clutrr.render.amt_templates import SPELLINGS
 from clutrr.render.statements import plural
 from clutrr.render.stitching import mention
-from clutrr.render.templates import Template, load_bank
+from clutrr.render.bank_files import load_bank
+from clutrr.render.templates import Template
 
 KINDS = ("sentence-shuffle", "word-permute", "gender-swap", "entity-rename")
 PERM_SEP = "::perm"

@@ -10,7 +10,8 @@ See docs/eval.md for the predictions format and the command line (``clutrr eval`
 from clutrr.eval.data import EvalSet, load_eval_set
 from clutrr.eval.predictions import Prediction, read_predictions, write_predictions
 from clutrr.eval.published import Reference, published, references
-from clutrr.eval.report import Report, render_markdown, render_text, write_report
+from clutrr.eval.report import Report, render_markdown, render_text
+from clutrr.eval.writer import write_report
 from clutrr.eval.scoring import evaluate
 
 __all__ = ["EvalSet", "Prediction", "Reference", "Report", "evaluate", "load_eval_set", "published",

@@ -1,15 +1,13 @@
 """The evaluation report: its data, JSON form, markdown and terminal tables.
 
 One :class:`Report` per model. Several reports render as one set of tables with a column
-per model; ``write_report`` writes ``report.md``, ``report.json`` and ``accuracy_vs_k.png``.
+per model; :func:`clutrr.eval.writer.write_report` writes them to a folder.
 """
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from clutrr.core.noise import NOISE_KINDS
 from clutrr.eval.metrics import CI_METHOD, Tally
@@ -198,27 +196,6 @@ def report_json(reports: list[Report], references: list[Reference] = ()) -> dict
     """The report.json document."""
     return {"schema": SCHEMA, "ci_method": CI_METHOD, "reports": [r.to_dict() for r in reports],
             "references": [ref.to_dict() for ref in references]}
-
-
-def write_report(reports: list[Report], out_dir: str | Path, references: list[Reference] = (),
-                 force: bool = False, predictions: dict[str, list[dict]] | None = None) -> Path:
-    """Write report.md, report.json and accuracy_vs_k.png into ``out_dir``, all or nothing.
-
-    ``predictions`` (model name -> prediction records) are written as
-    ``predictions-<model>.jsonl`` beside them, e.g. the answers an endpoint gave.
-    """
-    from clutrr.eval.plot import plot_accuracy_vs_k
-    from clutrr.eval.predictions import write_predictions
-    from clutrr.io.staging import StagedDir
-
-    with StagedDir(out_dir, force=force) as out:
-        plot_accuracy_vs_k(reports, out.file("accuracy_vs_k.png"), references)
-        out.file("report.md").write_text(render_markdown(reports, references, "accuracy_vs_k.png"), encoding="utf-8")
-        out.file("report.json").write_text(json.dumps(report_json(reports, references), indent=1) + "\n",
-                                           encoding="utf-8")
-        for name, records in (predictions or {}).items():
-            write_predictions(records, out.file(f"predictions-{safe_name(name)}.jsonl"))
-    return Path(out_dir)
 
 
 def safe_name(name: str) -> str:

@@ -8,9 +8,11 @@ from __future__ import annotations
 import ast
 import csv
 import io
-from dataclasses import dataclass, field
+from collections import Counter
 from pathlib import Path
 from typing import Callable, Iterator
+
+from clutrr.core.records import StoryRow
 
 COLUMNS = (
     "id", "story", "query", "text_query", "target", "text_target", "clean_story", "proof_state",
@@ -23,57 +25,6 @@ csv.field_size_limit(1 << 24)
 
 class RowParseError(ValueError):
     """A CSV row whose fields cannot be parsed."""
-
-
-@dataclass
-class StoryRow:
-    """One CLUTRR example as stored in a CSV row, with literal fields parsed.
-
-    ``query`` is (head, tail) and ``target`` is what tail is to head. ``story_edges`` index
-    into ``genders`` (a list of (name, gender) pairs); ``edge_types[i]`` is the relation
-    word of ``story_edges[i]``: in the released files only the chain edges have one.
-    """
-
-    id: str
-    story: str
-    query: tuple[str, str]
-    target: str
-    clean_story: str
-    proof_state: list
-    f_comb: str
-    task_name: str
-    story_edges: list[tuple[int, int]]
-    edge_types: list[str]
-    query_edge: tuple[int, int]
-    genders: list[tuple[str, str]]
-    node_mapping: dict
-    task_split: str
-    text_target: list[str] = field(default_factory=list)
-    text_query: str = ""
-    syn_story: str = ""
-
-    @property
-    def k(self) -> int:
-        """Chain length: the number of relation words in ``f_comb``."""
-        return len(split_f_comb(self.f_comb))
-
-
-def split_f_comb(f_comb: str, words: set[str] | None = None) -> list[str]:
-    """Split a pattern like ``son-in-law-brother`` into its relation words."""
-    from clutrr.core.kb import load_kb
-
-    vocab = words if words is not None else set(load_kb("clutrr_v1").word_index)
-    parts = f_comb.split("-")
-    out: list[str] = []
-    i = 0
-    while i < len(parts):
-        for j in (3, 1):
-            cand = "-".join(parts[i:i + j])
-            if cand in vocab or j == 1:
-                out.append(cand)
-                i += j
-                break
-    return out
 
 
 def _literal(text: str, name: str):
@@ -193,3 +144,14 @@ class CsvWriter:
     def count(self) -> int:
         """Rows written so far."""
         return self._n
+
+
+def measure_words(paths: list[Path]) -> tuple[Counter, Counter]:
+    """(story-edge words, target words) with their counts over CLUTRR CSV files."""
+    edges: Counter = Counter()
+    targets: Counter = Counter()
+    for path in paths:
+        for row in read_csv(path):
+            edges.update(w for w in row.edge_types if w)
+            targets[row.target] += 1
+    return edges, targets

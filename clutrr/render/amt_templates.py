@@ -30,7 +30,7 @@ class AmtFormatError(ValueError):
 
 def _clause(f_comb: str) -> tuple[tuple[str, ...], str | None]:
     """The clause of an f_comb, or a problem when a word is not a kinship relation word."""
-    from clutrr.io.csv_format import split_f_comb
+    from clutrr.core.records import split_f_comb
 
     vocab = set(load_kb("kinship").word_index) | set(SPELLINGS)
     words = [SPELLINGS.get(w, w) for w in split_f_comb(f_comb.strip().lower(), vocab)]

@@ -30,9 +30,11 @@ from clutrr.render.amt_templates import SPELLINGS, amt_pair, read_amt
 from clutrr.core.family import FamilyConfig, sample_family
 from clutrr.core.kb import GENDERS, KB, load_kb
 from clutrr.core.names import load_names
-from clutrr.render.statements import Facts, Flag, analyse, extra_names, lexicon, normalise, text_flags, tokenize
-from clutrr.render.templates import (GENDER_KEYS, SLOT, SlotError, Template, bank_paths, slot_forms, split_clause,
-                                     template_id)
+from clutrr.render.bank_files import bank_paths
+from clutrr.render.normalise import normalise
+from clutrr.render.slots import SlotError, slot_forms
+from clutrr.render.statements import Facts, Flag, analyse, extra_names, lexicon, text_flags, tokenize
+from clutrr.render.templates import GENDER_KEYS, SLOT, Template, split_clause, template_id
 
 TOKEN = re.compile(r"[a-z]+(?:'[a-z]+)?")
 PLACEHOLDER = re.compile(r"\{([A-D])\}")

@@ -11,13 +11,10 @@ tokenised whole.
 """
 from __future__ import annotations
 
-from typing import Iterable
-
 from clutrr.render.statements import self_possessives, tokenize
 from clutrr.render.templates import Bank, Template
 
 MULTI_FACT_KS = range(4, 11)
-SAMPLE_KS = range(2, 11)
 
 
 def _share(part: int, whole: int) -> float | None:
@@ -117,31 +114,3 @@ def filled_clauses(bank: Bank) -> list[str]:
     """The one-fact clauses a bank had filled from its fallback, as ``word (A gender)``."""
     by_clause = {(t.clause[0], t.gender) for t in bank.templates() if t.id in bank.fallback_ids}
     return [f"{w} (A {g})" for w, g in sorted(by_clause)]
-
-
-def bank_facts(config, seed: int) -> dict:
-    """What ``config.json`` reports about the banks behind a dataset's text: the banks,
-    templates dropped by the checker and clauses filled from the fallback (the measures of
-    the stories themselves are summed from the workers' :class:`TextTally` counts)."""
-    from clutrr.core.generator import banks
-    from clutrr.render.usable import usable_bank
-
-    return {
-        "templates": config.templates, "fallback_templates": config.fallback_templates,
-        "dropped_templates": usable_bank(config.templates, config.kb).dropped,
-        "filled_from_fallback": {split: filled_clauses(b) for split, b in banks(config, seed).items()},
-    }
-
-
-def sample_summary(source: str, fallback: str, kb_name: str = "kinship", per_k: int = 40,
-                   ks: Iterable[int] = SAMPLE_KS, seed: int = 0) -> dict:
-    """The :class:`TextTally` measures of a generated sample: ``per_k`` test stories with all
-    noise for each k in ``ks``."""
-    from clutrr.core.generator import GeneratorConfig, banks, make_example
-
-    config = GeneratorConfig(kb=kb_name, templates=source, fallback_templates=fallback)
-    tally = TextTally(banks(config, seed))
-    for k in ks:
-        for i in range(per_k):
-            tally.add(make_example(config, k, "all", seed, i, "test").record)
-    return tally.summary()

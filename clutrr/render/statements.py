@@ -20,6 +20,8 @@ import re
 from dataclasses import dataclass
 
 from clutrr.core.kb import KB
+from clutrr.render.normalise import END
+from clutrr.render.slots import SlotError, slot_forms
 
 OTHER = -2  # a kinship word outside the KB (cousin, godmother, ...)
 RULE_NAMES = {
@@ -182,8 +184,6 @@ def _word_token(text: str, start: int, end: int, ent: int = -1, slot: bool = Fal
 def tokenize(text: str, genders: tuple[int, ...] | list[int], names: dict[str, int] | None = None) -> list[Tok]:
     """Tokens of a template (``names`` None: slots are read, rendered with ``genders``) or of a
     rendered text (``names`` maps each bracketed name to its person)."""
-    from clutrr.render.templates import SlotError, slot_forms
-
     toks: list[Tok] = []
     bare = names is not None and "[" not in text  # names without brackets: match the words
     for m in TOKEN.finditer(text):
@@ -1305,7 +1305,6 @@ def extra_names(toks: list[Tok], names: frozenset[str]) -> list[str]:
 
 DOUBLED = re.compile(r"[,;:.!?](?:\s*[,;:.!?])+")
 TOKENISED = re.compile(r"\s(?:n't|'s|'re|'ve|'ll|'d|'m)\b|\s[,.;:!?](?=\s|$)|\(\s|\s\)")
-END = re.compile(r"[.!?][\"'\u201d\u2019)\]]*\s*$")
 
 
 def _doubled(m: re.Match) -> bool:
@@ -1334,25 +1333,3 @@ def _snippet(text: str, a: int, b: int, words: int = 2) -> str:
         nxt = text.find(" ", end + 1)
         end = len(text) if nxt < 0 else nxt
     return " ".join(text[start:end].split())
-
-
-_SPACE_BEFORE = re.compile(r"\s+(n't|'s|'re|'ve|'ll|'d|'m)\b|\s+([,.;:!?])")
-_AFTER_OPEN = re.compile(r"([(\[])\s+")
-_BEFORE_CLOSE = re.compile(r"\s+([)\]])")
-_REPEATED = re.compile(r"([,;:])(?:\s*[,;:])+|,\s*([.!?])|(?<![.])\.(?:\s*\.)(?![.])")
-
-
-def normalise(text: str) -> str:
-    """Text as it is rendered: single spaces, no tokenised spacing (``does n't`` -> ``doesn't``,
-    `` ,`` -> ``,``), no doubled punctuation, a capital first letter and end punctuation."""
-    t = " ".join(text.split())
-    if not t:
-        return t
-    t = _SPACE_BEFORE.sub(lambda m: m.group(1) or m.group(2), t)
-    t = _AFTER_OPEN.sub(r"\1", _BEFORE_CLOSE.sub(r"\1", t))
-    t = _REPEATED.sub(lambda m: m.group(1) or m.group(2) or ".", t)
-    if t[0].islower():
-        t = t[0].upper() + t[1:]
-    if not END.search(t):
-        t = t.rstrip(",;:-\u2013\u2014 ") + "."
-    return t

@@ -14,48 +14,16 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 
 import yaml
 
 from clutrr.errors import yaml_error_line
-from clutrr.paths import data_dir
+from clutrr.render.normalise import normalise
+from clutrr.render.slots import slot_forms
 
 GENDER_KEYS = ("any", "male", "female")
 SLOT = re.compile(r"\{([A-D])(?:\.([^{}]*))?\}")
-PRONOUN_FORMS = {  # slot name -> (male, female)
-    "he": ("he", "she"), "she": ("he", "she"),
-    "him": ("him", "her"),
-    "his": ("his", "her"),
-    "hers": ("his", "hers"),
-    "himself": ("himself", "herself"), "herself": ("himself", "herself"),
-}
-
-
-class SlotError(ValueError):
-    """A template slot that cannot be rendered; the message names the slot."""
-
-
-def slot_forms(name: str) -> tuple[str, str]:
-    """(male, female) text of a slot name such as ``his``, ``He`` or ``son|daughter``.
-
-    Raises SlotError for an unknown pronoun, ``her``, or a malformed gendered pair.
-    """
-    if "|" in name:
-        forms = name.split("|")
-        if len(forms) != 2 or not all(f.strip() for f in forms):
-            raise SlotError(f"{{X.{name}}}: a gendered word needs exactly two forms, male|female")
-        return forms[0], forms[1]
-    key = name.lower()
-    if key == "her":
-        raise SlotError("{X.her} is ambiguous: write {X.him} (object) or {X.his} (determiner)")
-    if key not in PRONOUN_FORMS:
-        raise SlotError(f"{{X.{name}}}: unknown slot (pronouns: {', '.join(sorted(PRONOUN_FORMS))}; or male|female)")
-    male, female = PRONOUN_FORMS[key]
-    if name[:1].isupper():
-        male, female = male.capitalize(), female.capitalize()
-    return male, female
 
 
 def compile_text(text: str) -> tuple:
@@ -87,11 +55,9 @@ class Template:
     _plan: tuple = field(default=(), compare=False, repr=False)
 
     def compiled(self) -> tuple:
-        """The text as rendered (:func:`~clutrr.render.statements.normalise`: end punctuation
+        """The text as rendered (:func:`~clutrr.render.normalise.normalise`: end punctuation
         added, tokenised spacing joined) split into literal strings and slots; compiled once."""
         if not self.parts:
-            from clutrr.render.statements import normalise
-
             object.__setattr__(self, "parts", compile_text(normalise(self.text)))
         return self.parts
 
@@ -230,36 +196,6 @@ def parse_bank_file(path: Path) -> list[Template]:
 
 def split_clause(key: str) -> list[str]:
     """Split ``brother-son-in-law`` into relation words (hyphenated words kept whole)."""
-    from clutrr.io.csv_format import split_f_comb
+    from clutrr.core.records import split_f_comb
 
     return split_f_comb(key)
-
-
-def bank_paths(source: str) -> list[Path]:
-    """The YAML or JSON files behind ``synthetic``, ``paraphrase`` or a file/dir path."""
-    root = data_dir("paraphrases")
-    if source == "synthetic":
-        return [root / "synthetic.yaml"]
-    if source == "paraphrase":
-        return sorted(p for sub in ("k1", "k2", "k3") for p in (root / sub).glob("*.yaml"))
-    p = Path(source)
-    return sorted(p.rglob("*.yaml")) if p.is_dir() else [p]
-
-
-@lru_cache(maxsize=8)
-def load_bank(source: str = "synthetic") -> Bank:
-    """Load ``synthetic`` (one-fact sentences), ``paraphrase`` (the bank), a YAML file/dir,
-    or a file in the original AMT placeholder format (``.json``).
-
-    An AMT pair ``X.train.json``/``X.test.json`` (named by either file, or by ``X.json``
-    when that file does not exist) loads as their union, with the pair as its holdout.
-    """
-    from clutrr.render.amt_templates import amt_pair, load_amt
-
-    pair = amt_pair(source)
-    if pair is not None:
-        train, test = (Bank(load_amt(p), f"{source}:{part}") for p, part in zip(pair, ("train", "test")))
-        return Bank(train.templates() + test.templates(), source, holdout=(train, test))
-    paths = bank_paths(source)
-    templates = [t for p in paths for t in (load_amt(p) if p.suffix == ".json" else parse_bank_file(p))]
-    return Bank(templates, source)

@@ -23,10 +23,11 @@ from functools import lru_cache
 from pathlib import Path
 
 from clutrr.core.kb import GENDERS, load_kb, resolve_kb_path
-from clutrr.render.templates import Bank, Template, bank_paths, load_bank
+from clutrr.render.bank_files import bank_paths, load_bank
+from clutrr.render.templates import Bank, Template
 
 NO_FALLBACK = "none"
-_CHECKER_SOURCES = ("statements.py", "bank_check.py", "usable.py")
+_CHECKER_SOURCES = ("statements.py", "normalise.py", "bank_check.py", "usable.py")
 
 
 def cache_dir() -> Path:
@@ -85,7 +86,7 @@ def _without(bank: Bank, drop: dict[str, list[str]], name: str) -> Bank:
     return Bank([t for t in bank.templates() if t.id not in drop], name)
 
 
-_COMPILED_SOURCES = (*_CHECKER_SOURCES, "templates.py", "measures.py", "amt_templates.py")
+_COMPILED_SOURCES = (*_CHECKER_SOURCES, "templates.py", "slots.py", "bank_files.py", "measures.py", "amt_templates.py")
 
 
 def _compiled_key(source: str, kb_name: str) -> str | None:

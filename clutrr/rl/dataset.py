@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from itertools import product
 from pathlib import Path
 
-from clutrr.core.generator import GeneratorConfig, make_example
+from clutrr.story.generator import GeneratorConfig, make_example
 from clutrr.core.noise import NOISE_KINDS
 from clutrr.eval.data import load_eval_set
 from clutrr.eval.items import make_item

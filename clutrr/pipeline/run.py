@@ -1,8 +1,8 @@
-"""Write a dataset folder: sharded CSV/JSONL/Parquet files, manifest.json and config.json.
+"""Run a generation: write a dataset folder of sharded CSV/JSONL/Parquet files, manifest.json and config.json.
 
-A dataset is a pure function of (spec, seed). Its files are cut into shards
-(:mod:`clutrr.io.shards`); shards are cut into tasks that an engine (:mod:`clutrr.engines`)
-runs anywhere, and the parent writes the finished rows in order. Then a partitioned pass
+The plan (:mod:`clutrr.pipeline.spec`) cuts the dataset into shards and tasks; an engine
+(:mod:`clutrr.engines`) runs the tasks (:func:`clutrr.pipeline.tasks.run_task`) anywhere,
+and the parent writes the finished rows in order. Then a partitioned pass
 (:mod:`clutrr.io.dedupe`) replaces every story that repeats an earlier one, round after
 round, and rewrites only the shards that changed. Work happens in a folder beside the
 output that is renamed into place when everything is written; see ``docs/scale.md``.
@@ -14,90 +14,27 @@ import json
 import shutil
 import sys
 from collections import Counter
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, replace
 from pathlib import Path
 
 from clutrr import __version__
-from clutrr.core.generator import GeneratorConfig, banks, check_request, relations_report
-from clutrr.core.noise import TASK_OF_NOISE
+from clutrr.story.generator import GeneratorConfig, banks, relations_report
 from clutrr.engines import Engine, create_engine
 from clutrr.errors import UsageError
 from clutrr.io import manifest as mf
 from clutrr.io.dedupe import PatternCounts, StoryHashes, bucket_count, hash_records
 from clutrr.io.formats import open_shard, rewrite_shard
-from clutrr.io.rows import (RowFailure, Task, TaskContext, TaskResult, add_counts, fault_from_env, prepare, run_task,
-                            text_measures)
-from clutrr.render.measures import bank_facts
+from clutrr.io.rows import Task, TaskResult
 from clutrr.io.shards import LogicalFile, Shard, blocks, plan_shards
 from clutrr.io.staging import PARTIAL_STAMP, partial_dir, replace_dir, staging_dir
+from clutrr.pipeline.spec import ROWS_PER_SHARD, DatasetSpec, RunOptions, task_size
+from clutrr.pipeline.tasks import (RowFailure, TaskContext, add_counts, fault_from_env, prepare, run_task,
+                                   text_measures)
+from clutrr.render.measures import filled_clauses
+from clutrr.render.usable import usable_bank
 
-ROWS_PER_SHARD = 1_000_000
 TOP_PATTERNS = 20
 REPLACE_TASK = 64
-
-
-@dataclass(frozen=True)
-class DatasetSpec:
-    """What to generate: lengths, noise, rows, seed and the generator's configuration."""
-
-    train_k: tuple[int, ...] = (2, 3)
-    test_k: tuple[int, ...] = tuple(range(2, 11))
-    noise: str = "none"
-    test_noise: tuple[str, ...] = ("none",)
-    train_rows: int = 5000
-    test_rows: int = 1000
-    seed: int = 0
-    config: GeneratorConfig = field(default_factory=GeneratorConfig)
-
-    def validate(self) -> None:
-        """Raise UsageError for the first bad argument."""
-        if self.train_rows < 1 or self.test_rows < 1:
-            raise UsageError(f"row counts must be positive, got train {self.train_rows}, test {self.test_rows}")
-        if not self.train_k and not self.test_k:
-            raise UsageError("nothing to generate: no train or test lengths")
-        self.config.validate()
-        for k in self.train_k:
-            check_request(k, self.noise, "train", self.config)
-        for noise in self.test_noise:
-            for k in self.test_k:
-                check_request(k, noise, "test", self.config)
-
-    def files(self) -> list[tuple[str, str, str, tuple[int, ...]]]:
-        """(file stem, split, noise, ks) for every output file, train first."""
-        out = []
-        if self.train_k:
-            task = TASK_OF_NOISE[self.noise]
-            out.append((",".join(f"{task}.{k}" for k in self.train_k) + "_train", "train", self.noise, self.train_k))
-        for noise in self.test_noise:
-            task = TASK_OF_NOISE[noise]
-            out += [(f"{task}.{k}_test", "test", noise, (k,)) for k in self.test_k]
-        return out
-
-    def logical_files(self) -> list[LogicalFile]:
-        """The files with their global row offsets."""
-        out, offset = [], 0
-        for i, (stem, split, noise, ks) in enumerate(self.files()):
-            f = LogicalFile(i, stem, split, noise, ks, self.train_rows if split == "train" else self.test_rows, offset)
-            out.append(f)
-            offset += f.rows
-        return out
-
-
-@dataclass(frozen=True)
-class RunOptions:
-    """How to run a generation; none of these changes a byte of the output."""
-
-    workers: int = 1
-    engine: str = "local"
-    address: str | None = None
-    resume: bool = False
-    shard: tuple[int, int] | None = None  # (I, N): only shards s with s % N == I, no assembly
-    progress: bool = True
-
-
-def task_size(k: int) -> int:
-    """Rows per task: shorter for long chains so tasks take similar time."""
-    return max(16, 1024 // k)
 
 
 def write_dataset(spec: DatasetSpec, out: str | Path, workers: int = 1, force: bool = False,
@@ -151,6 +88,18 @@ def write_dataset(spec: DatasetSpec, out: str | Path, workers: int = 1, force: b
         _discard(work, keep)
         raise
     return config
+
+
+def write_unless_present(spec: DatasetSpec, out: str | Path, progress: bool = False) -> Path:
+    """Generate ``spec`` into ``out`` unless it already holds a dataset (its config.json); the folder.
+
+    The library entry of callers that need a dataset folder, such as the baselines' experiments.
+    Raises UsageError on bad input, leaving nothing behind.
+    """
+    out = Path(out)
+    if not (out / "config.json").is_file():
+        write_dataset(spec, out, force=True, run=RunOptions(progress=progress))
+    return out
 
 
 def _finished(out: Path, fingerprint: dict, shards: list[Shard]) -> dict:
@@ -403,6 +352,17 @@ def _config(spec, ctx, files, shards, labels, heldout, file_patterns, split_patt
 def bank_summaries(ctx: TaskContext, spec: DatasetSpec) -> tuple[dict, dict]:
     """The template holdout and the text section's bank facts (its measures come from the rows)."""
     return template_split(spec), bank_facts(spec.config, spec.seed)
+
+
+def bank_facts(config: GeneratorConfig, seed: int) -> dict:
+    """What ``config.json`` reports about the banks behind a dataset's text: the banks,
+    templates dropped by the checker and clauses filled from the fallback (the measures of
+    the stories themselves are summed from the workers' :class:`TextTally` counts)."""
+    return {
+        "templates": config.templates, "fallback_templates": config.fallback_templates,
+        "dropped_templates": usable_bank(config.templates, config.kb).dropped,
+        "filled_from_fallback": {split: filled_clauses(b) for split, b in banks(config, seed).items()},
+    }
 
 
 def template_split(spec: DatasetSpec) -> dict:

@@ -15,7 +15,7 @@ import numpy as np
 import yaml
 
 from clutrr.core.chainer import Chain, backward_chain, present_targets, target_pairs
-from clutrr.io.csv_format import StoryRow
+from clutrr.core.records import StoryRow
 from clutrr.core.entailment import chain_entailment, relations_closed, story_closure
 from clutrr.errors import UsageError
 from clutrr.core.family import Family, FamilyConfig, sample_family

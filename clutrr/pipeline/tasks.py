@@ -1,0 +1,114 @@
+"""The work of one task, run by an engine's worker: generate and encode rows of one logical file.
+
+A :class:`~clutrr.io.rows.Task` names a file and positions in it; :func:`run_task` builds
+each row's story and returns a :class:`~clutrr.io.rows.TaskResult` of finished rows. The
+context every task shares (:class:`TaskContext`) is small and shipped with each task.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from clutrr.story.generator import GenerationError, GeneratorConfig, banks, make_example, pattern_heldout
+from clutrr.core.kb import load_kb
+from clutrr.io.csv_format import csv_line, row_fields
+from clutrr.io.rows import Task, TaskResult, json_line, story_hash
+from clutrr.io.shards import LogicalFile
+from clutrr.render.measures import TextTally
+
+FAULT_ENV = "CLUTRR_FAULT_ONCE"
+
+
+@dataclass(frozen=True)
+class TaskContext:
+    """What every task needs besides its positions; small, shipped with each task."""
+
+    config: GeneratorConfig
+    seed: int
+    files: tuple[LogicalFile, ...]
+    formats: tuple[str, ...]
+    fault: tuple[int, str] | None = None  # (task number, marker file): see fault_from_env
+
+
+class RowFailure(Exception):
+    """A row could not be generated; carries (k, noise, split) for the error message."""
+
+    def __init__(self, k: int, noise: str, split: str) -> None:
+        super().__init__(k, noise, split)
+        self.k, self.noise, self.split = k, noise, split
+
+
+def fault_from_env() -> tuple[int, str] | None:
+    """Test hook: ``CLUTRR_FAULT_ONCE=N:PATH`` makes the worker running task N exit abruptly
+    once (it creates PATH, and a retry finds it). Used to prove that retries give the same bytes."""
+    value = os.environ.get(FAULT_ENV)
+    if not value:
+        return None
+    number, _, path = value.partition(":")
+    return int(number), path
+
+
+def prepare(ctx: TaskContext) -> None:
+    """Load what the generator caches per process (KB, template banks) once."""
+    load_kb(ctx.config.kb)
+    banks(ctx.config, ctx.seed)
+
+
+def run_task(ctx: TaskContext, task: Task) -> TaskResult:
+    """Generate and encode the task's rows. Raises RowFailure when a row cannot be built."""
+    if ctx.fault and ctx.fault[0] == task.number and not Path(ctx.fault[1]).exists():
+        Path(ctx.fault[1]).touch()
+        os._exit(3)
+    f = ctx.files[task.file]
+    out = TaskResult(task)
+    tally = None  # made after the first example, so a bad KB is reported as such
+    attempts = task.attempts or (0,) * len(task.positions)
+    for pos, attempt in zip(task.positions, attempts):
+        k, index = f.example_of(pos)
+        try:
+            ex = make_example(ctx.config, k, f.noise, ctx.seed, index, f.split, attempt)
+        except GenerationError:
+            raise RowFailure(k, f.noise, f.split) from None
+        if "csv" in ctx.formats:
+            out.csv.append(csv_line([pos, *row_fields(ex.row)]).encode())
+        if "jsonl" in ctx.formats:
+            out.jsonl.append(json_line(ex.record))
+        if "parquet" in ctx.formats:
+            out.records.append(ex.record)
+        out.hashes.append(story_hash(ex.row.story))
+        tally = tally or TextTally(banks(ctx.config, ctx.seed))
+        tally.add(ex.record)
+        out.labels[ex.row.target] += 1
+        out.heldout += bool(ex.record["pattern_heldout"])
+        out.patterns[ex.row.f_comb] += 1
+        # checked independently of the generator's own flag
+        out.heldout_in_train += f.split == "train" and pattern_heldout(ex.row.f_comb, k, ctx.seed, ctx.config.holdout)
+    out.text = tally_counts(tally) if tally else {}
+    return out
+
+
+def tally_counts(tally: TextTally) -> dict:
+    """The additive counts of a text tally (what a worker sends back): its public attributes but the banks."""
+    return {k: dict(v) if isinstance(v, dict) else v for k, v in vars(tally).items()
+            if k != "banks" and not k.startswith("_")}
+
+
+def add_counts(total: dict, counts: dict, sign: int = 1) -> None:
+    """Add ``sign`` times ``counts`` (from :func:`tally_counts`, possibly read back from JSON) to ``total``."""
+    for name, value in counts.items():
+        if isinstance(value, dict):
+            into = total.setdefault(name, {})
+            for key, n in value.items():
+                key = int(key) if isinstance(key, str) and key.isdigit() else key
+                into[key] = into.get(key, 0) + sign * n
+        else:
+            total[name] = total.get(name, 0) + sign * value
+
+
+def text_measures(counts: dict) -> dict:
+    """The text measures of ``config.json`` from summed tally counts."""
+    tally = TextTally({})
+    for name, value in counts.items():
+        setattr(tally, name, value)
+    return tally.summary()
