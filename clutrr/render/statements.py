@@ -86,7 +86,7 @@ ALIASES = {
 NEUTRAL = {
     "parent": "parent", "child": "child", "kid": "child", "sibling": "sibling", "spouse": "spouse",
     "grandparent": "grandparent", "grandchild": "grandchild", "grandkid": "grandchild",
-    "youngest": "child", "eldest": "child", "firstborn": "child",
+    "youngest": "child", "eldest": "child", "firstborn": "child", "youngster": "child",
 }
 NEUTRAL_PLURALS = {"children": "child", "grandchildren": "grandchild"}
 OTHER_RELATIONS = frozenset("""
@@ -405,7 +405,10 @@ class _Reader:
             others = [e for e in mentioned if genders[e] == t.gender and e != t.ent and e != head]
             if t.slot:
                 self.referent[i] = (t.ent,)
-                if others and t.form not in REFLEXIVE:
+                if t.ent not in mentioned:
+                    self.flags.append(Flag("4", f"the {t.low!r} of {{{chr(65 + t.ent)}}} comes before {{{chr(65 + t.ent)}}} "
+                                                "is named (it refers forward)", self.quote(i - 2, i + 1)))
+                elif others and t.form not in REFLEXIVE:
                     who = ", ".join("{" + chr(65 + e) + "}" for e in others)
                     self.flags.append(Flag("4", f"the {t.low!r} of {{{chr(65 + t.ent)}}} could also refer to {who}",
                                            self.quote(i - 2, i + 1)))
@@ -708,7 +711,27 @@ class _Reader:
                 self._dangling(j)  # "..., a father-in-law's gift": a role owned by nobody named
             elif t.low in MARRY:
                 out += self._marry(j)
+            elif t.low == "birth":
+                out += self._birth(j)
         return out
+
+    def _birth(self, j: int) -> list[Statement]:
+        """"{B} gave birth to {A}": {B} is {A}'s mother."""
+        toks = self.toks
+        parent = [i for i, p in enumerate(self.facts.kb.predicates) if p.name == "parent"]
+        if not parent or j < 2 or toks[j - 1].low not in ("gave", "give", "gives", "giving", "given") \
+                or j + 2 >= len(toks) or toks[j + 1].low != "to":
+            return []
+        child = self._ent(j + 2, poss=False)
+        c = j - 2
+        while c >= 0 and toks[c].low in AUXILIARIES | {"after", "had", "just"}:
+            c -= 1
+        mother = self._ent(c, poss=False) if c >= 0 and toks[c].kind in ("ent", "pron") else -1
+        if mother < 0 and c >= 0 and toks[c].low in ("after", "before", "when", "while"):
+            mother = self._subject(self._clause_start(c), c) if c else -1
+        if child < 0 or mother < 0 or child == mother:
+            return []
+        return [Statement((child,), mother, parent[0], 1, "gave birth", "after", (c, j + 2))]
 
     def _dangling(self, j: int) -> bool:
         """Record a relation noun phrase set off by a comma after something that is not a
@@ -790,8 +813,8 @@ class _Reader:
         m = j + 1
         last = self._last
         if not possessors and not article and last is not None and last.possessors and start >= 2 \
-                and toks[start - 1].low in ("and", ",") and last.span[1] in (start - 2, start - 3) \
-                and last.shape == "after" and (toks[start - 1].low == "," or toks[start - 2].kind == "ent"):
+                and toks[start - 1].low == "and" and last.span[1] in (start - 2, start - 3) \
+                and last.shape == "after" and not (m < len(toks) and toks[m].low in ("of", "to")):
             possessors = last.possessors  # "his son {C} and daughter {D}": one possessor for both
         if not possessors and m + 1 < len(toks) and toks[m].low in ("of", "to"):
             n = m + 1
