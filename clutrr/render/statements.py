@@ -774,9 +774,23 @@ class _Reader:
         pred, gender, is_plural = self.lex[toks[j].low]
         if self._rel(j + 1) and not self._is_title(j + 1):
             return []  # "kid brother": the first noun is a modifier
+        pair = self._pair_before(j)
+        if pair and j + 2 < len(toks) and toks[j + 1].low == "and" and self._rel(j + 2) \
+                and not self.lex[toks[j + 2].low][2] and not is_plural:
+            # "{C} and {D}, son and father": {C} is {D}'s son and {D} is {C}'s father
+            (x, xi), (y, yi) = pair
+            other = self.lex[toks[j + 2].low]
+            span = (xi, j + 2)
+            return [Statement((y,), x, pred, gender, toks[j].low, "pair", span),
+                    Statement((x,), y, other[0], other[1], toks[j + 2].low, "pair", span)]
         if (j + 2 < len(toks) and toks[j + 1].low in ("and", "or") and self._rel(j + 2)) or \
                 (j >= 2 and toks[j - 1].low in ("and", "or") and self._rel(j - 2)):
             return []  # "husband and wife", "brother and sister"
+        if pair and is_plural and self.facts.kb.predicates[pred].inverse == pred:
+            # "{B} and {C}, brothers who rarely agree", "{C} and {D}, two sisters": each the other's
+            (x, xi), (y, yi) = pair
+            return [Statement((y,), x, pred, gender, toks[j].low, "mutual", (xi, j)),
+                    Statement((x,), y, pred, gender, toks[j].low, "mutual", (xi, j))]
         # possessor before the noun, over at most three modifiers
         k, mods = j - 1, 0
         while (k >= 0 and mods < 3 and toks[k].kind == "word" and not toks[k].poss and toks[k].low not in FUNCTION
@@ -893,6 +907,21 @@ class _Reader:
             if toks[i].kind == "ent" and toks[i].ent >= 0 and not toks[i].poss:
                 return toks[i].ent
         return -1
+
+    def _pair_before(self, j: int) -> tuple[tuple[int, int], tuple[int, int]] | None:
+        """The two people of "{X} and {Y}, [the two | two | both] R..." before the noun at j."""
+        toks = self.toks
+        k = j - 1
+        while k >= 0 and toks[k].low in ("the", "two", "both", "a", "pair", "of") or (
+                k >= 0 and toks[k].kind == "word" and toks[k].low not in FUNCTION and toks[k].low not in self.lex
+                and k == j - 1):
+            k -= 1
+        if k < 3 or toks[k].text != "," or toks[k - 2].low != "and":
+            return None
+        x, y = toks[k - 3], toks[k - 1]
+        if x.kind != "ent" or y.kind != "ent" or x.poss or y.poss or x.ent < 0 or y.ent < 0 or x.ent == y.ent:
+            return None
+        return (x.ent, k - 3), (y.ent, k - 1)
 
     def _pairs_nouns(self, j: int) -> bool:
         """Whether another relation noun follows within four words ("son-in-law against father-in-law")."""
