@@ -50,10 +50,11 @@ although since until unless is was were are be been being am has had have having
 should can could may might must it its there here their they them we us our you your i me my mine yours ours
 theirs he she him his her hers himself herself named called like
 """.split())
-NOUN_MODIFIERS = frozenset("kid baby".split())  # "kid brother": a relation noun used as a modifier
+NOUN_MODIFIERS = frozenset("kid baby youngest eldest firstborn".split())  # "kid brother": a relation noun used as a modifier
 ARTICLES = frozenset("a an the one another such this that these those our my your every each".split())
 COPULAS = frozenset("is was became becomes remains remained been be as are were".split())
-AUXILIARIES = frozenset("has had have always still also now later soon then once finally recently officially".split())
+AUXILIARIES = frozenset("""has had have always still also now later soon then once finally recently officially actually
+really truly secretly""".split())
 MARRY_BEFORE = frozenset("who got finally is was are were been being be happily long".split())
 MARRY = frozenset("married marries marry marrying wed weds wedded".split())
 ABBREVIATIONS = frozenset("mr mrs ms dr st mt jr sr prof".split())
@@ -834,6 +835,14 @@ class _Reader:
             n = m + 1
             if self._rel(n) and self._is_title(n):
                 n += 1
+            elif toks[n].low in ("the", "a") and n + 3 < len(toks):
+                # "daughter of the blacksmith {A}": a title before the name
+                q = n + 1
+                while q < min(n + 4, len(toks)) and toks[q].kind == "word" and toks[q].low not in FUNCTION \
+                        and toks[q].low not in self.lex:
+                    q += 1
+                if q < len(toks) and toks[q].kind == "ent" and q > n + 1:
+                    n = q
             who = self._ent(n, poss=False)
             if who < 0 or not (toks[n].kind == "ent" or toks[n].form == "him"):
                 return []  # the relation of someone unnamed ("father of the bride")
@@ -967,6 +976,8 @@ class _Reader:
             return [(toks[b - 1].ent, b - 1)], "apposition"
         if b >= 1 and toks[b].low in COPULAS:
             c = b - 1
+            if c >= 1 and toks[c].text == "," and toks[c - 1].kind == "ent":
+                c -= 1  # "The captain, {B}, is {A}'s wife"
             while c >= 0 and toks[c].low in AUXILIARIES:
                 c -= 1
             if c >= 2 and toks[c].low == "who" and toks[c - 1].text == ",":
