@@ -50,7 +50,7 @@ although since until unless is was were are be been being am has had have having
 should can could may might must it its there here their they them we us our you your i me my mine yours ours
 theirs he she him his her hers himself herself named called like
 """.split())
-NOUN_MODIFIERS = frozenset("kid baby youngest eldest firstborn".split())  # "kid brother": a relation noun used as a modifier
+NOUN_MODIFIERS = frozenset("kid baby youngest eldest firstborn twin".split())  # "kid brother": a relation noun used as a modifier
 ARTICLES = frozenset("a an the one another such this that these those our my your every each".split())
 COPULAS = frozenset("is was became becomes remains remained been be as are were".split())
 AUXILIARIES = frozenset("""has had have always still also now later soon then once finally recently officially actually
@@ -87,7 +87,7 @@ ALIASES = {
 NEUTRAL = {
     "parent": "parent", "child": "child", "kid": "child", "sibling": "sibling", "spouse": "spouse",
     "grandparent": "grandparent", "grandchild": "grandchild", "grandkid": "grandchild",
-    "youngest": "child", "eldest": "child", "firstborn": "child", "youngster": "child",
+    "youngest": "child", "eldest": "child", "firstborn": "child", "youngster": "child", "twin": "sibling",
 }
 NEUTRAL_PLURALS = {"children": "child", "grandchildren": "grandchild"}
 OTHER_RELATIONS = frozenset("""
@@ -1309,7 +1309,8 @@ WORLD = [
                 re.I), "an age"),
     (re.compile(r"\b(?:1[0-9]{3}|20[0-9]{2})s?\b|\bthe (?:sixties|seventies|eighties|nineties|fifties|forties)\b", re.I),
      "a date"),
-    (re.compile(rf"\b{_BOND}\W+(?:\w+\W+){{0,3}}?(?:for |of )?(?:{_NUM}|a|several|many) (?:years?|decades?)\b"
+    (re.compile(rf"\b{_BOND}\W+(?:\w+\W+){{0,3}}?(?:(?:for|of) (?:{_NUM}|a|several|many) (?:years?|decades?)|{_NUM} "
+                r"(?:years|decades))\b"
                 rf"|\b(?:{_NUM}|several|many) (?:years?|decades?) (?:of |after |since )?(?:\w+ ){{0,2}}{_BOND}\b"
                 r"|\b(?:golden|silver|ruby|diamond|pearl|coral|sapphire|emerald|tin|paper|crystal) (?:wedding|anniversary)"
                 r"|\b[a-z]+(?:th|st|nd|rd) (?:wedding )?anniversary\b", re.I), "how long a marriage has lasted"),
