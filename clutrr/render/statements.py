@@ -961,8 +961,8 @@ class _Reader:
             return [(self._named_after(r + 1), r + 4)]
         if r >= len(toks) or toks[r].kind != "ent" or toks[r].ent < 0:
             return []
-        if r + 1 < len(toks) and toks[r + 1].low in MARRY:
-            return []
+        if r + 1 < len(toks) and toks[r + 1].low in MARRY and any(t.low == "whose" for t in toks[max(m - 4, 0):m]):
+            return []  # "whose son {B} married later": {B} starts a clause of its own
         out = [(toks[r].ent, r)]
         if is_plural and r + 2 < len(toks) and toks[r + 1].low == "and" and toks[r + 2].kind == "ent":
             out.append((toks[r + 2].ent, r + 2))
