@@ -1002,11 +1002,14 @@ class _Reader:
         if obj < len(toks) and toks[obj].low == "to":
             obj += 1
         b = self._ent(obj, poss=False) if obj < len(toks) and (toks[obj].kind == "ent" or toks[obj].form == "him") else -1
+        if b < 0 and obj + 2 < len(toks) and (toks[obj].poss or toks[obj].form == "his") and self._rel(obj + 1) \
+                and toks[obj + 2].kind == "ent":
+            b = toks[obj + 2].ent  # "married to {C.his} son {B}"
         c = j - 1
         while c >= 0 and (toks[c].low in AUXILIARIES or toks[c].low in MARRY_BEFORE):
             c -= 1
         state = j + 1 < len(toks) and toks[j + 1].low == "to"  # "married to": a state, not an event
-        if c >= 0 and toks[c].text == "," and (toks[j - 1].low == "who" or (c == j - 1 and state)):
+        if c >= 0 and toks[c].text == "," and (any(t.low == "who" for t in toks[c:j]) or (c == j - 1 and state)):
             c -= 1
         a = self._ent(c, poss=False) if c >= 0 and toks[c].kind in ("ent", "pron") else -1
         if a < 0 and (c < 0 or toks[c].text in SENTENCE_END) and b >= 0:
