@@ -725,8 +725,10 @@ class _Reader:
             return []
         child = self._ent(j + 2, poss=False)
         c = j - 2
-        while c >= 0 and toks[c].low in AUXILIARIES | {"after", "had", "just"}:
+        while c >= 0 and toks[c].low in AUXILIARIES | {"had", "just", "was", "is", "were"}:
             c -= 1
+        if c >= 2 and toks[c].low == "who" and toks[c - 1].text == ",":
+            c -= 2  # "{B}, who was giving birth to {A}"
         mother = self._ent(c, poss=False) if c >= 0 and toks[c].kind in ("ent", "pron") else -1
         if mother < 0 and c >= 0 and toks[c].low in ("after", "before", "when", "while"):
             mother = self._subject(self._clause_start(c), c) if c else -1
@@ -1012,6 +1014,8 @@ class _Reader:
         if c >= 0 and toks[c].text == "," and (any(t.low == "who" for t in toks[c:j]) or (c == j - 1 and state)):
             c -= 1
         a = self._ent(c, poss=False) if c >= 0 and toks[c].kind in ("ent", "pron") else -1
+        if a < 0 and c > 0 and (toks[c].low in SUBORDINATORS or toks[c].low == "and"):
+            a = self._subject(self._clause_start(c), c)  # "... since marrying {C}", "... and married {C}"
         if a < 0 and (c < 0 or toks[c].text in SENTENCE_END) and b >= 0:
             # "Married to {B} for years, {A} ...": the subject follows the opening phrase
             comma = next((i for i in range(obj + 1, len(toks)) if toks[i].text in (",", ".", ";")), -1)
