@@ -26,12 +26,12 @@ import numpy as np
 import yaml
 
 from clutrr.errors import yaml_error_line
-from clutrr.render.amt_templates import SPELLINGS, amt_pair, read_amt
+from clutrr.render.amt_templates import amt_pair, read_amt
 from clutrr.core.family import FamilyConfig, sample_family
 from clutrr.core.kb import GENDERS, KB, load_kb
 from clutrr.core.names import load_names
 from clutrr.render.bank_files import bank_paths
-from clutrr.render.normalise import normalise
+from clutrr.render.normalise import normalise, respell
 from clutrr.render.slots import SlotError, slot_forms
 from clutrr.render.statements import Facts, Flag, analyse, extra_names, lexicon, text_flags, tokenize
 from clutrr.render.templates import GENDER_KEYS, SLOT, Template, split_clause, template_id
@@ -46,7 +46,6 @@ PRONOUNS = {
 HEDGED_PAIRS = (("he", "she"), ("him", "her"), ("his", "her"), ("himself", "herself"), ("man", "woman"),
                 ("boy", "girl"))
 ENTITY_TOKEN = "ent"
-MISSPELLED = re.compile(r"(?<![a-z])(?:" + "|".join(SPELLINGS) + r")(?![a-z])")
 WORLD_FAMILIES = 60
 
 TARGETS = {
@@ -421,11 +420,6 @@ def first_names() -> frozenset[str]:
     return frozenset(n for names in load_names().values() for n in names)
 
 
-def _respelled(text: str) -> str:
-    """Common misspellings of relation words ("neice") read as the word."""
-    return MISSPELLED.sub(lambda m: SPELLINGS[m.group(0)], text)
-
-
 def template_flags(kb: KB, t: Template, kb_name: str = "kinship") -> list[Flag]:
     """Every flag of one template (empty when it follows the rules the checker can see)."""
     if not t.text.strip():
@@ -443,7 +437,7 @@ def template_flags(kb: KB, t: Template, kb_name: str = "kinship") -> list[Flag]:
         out.append(Flag("format", f"the first person of this clause cannot be {t.gender}", t.gender))
     if any(f.rule in ("1", "format") for f in out):
         return out
-    lowered = _respelled(SLOT.sub(lambda m: _slot_text(m, True) if m.group(2) else " ", t.text).lower())
+    lowered = respell(SLOT.sub(lambda m: _slot_text(m, True) if m.group(2) else " ", t.text).lower())
     literal = SLOT.sub(" ", t.text).lower()
     slot_bank = not t.source.endswith(".json")
     out += _word_flags(kb, t, lowered, literal, slot_bank)

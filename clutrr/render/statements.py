@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 
 from clutrr.core.kb import KB
-from clutrr.render.normalise import END
+from clutrr.render.normalise import END, repairs
 from clutrr.render.slots import SlotError, slot_forms
 
 OTHER = -2  # a kinship word outside the KB (cousin, godmother, ...)
@@ -66,6 +66,7 @@ ADVERB_OPENERS = frozenset("""then later soon afterwards afterward meanwhile als
 unfortunately however instead together once""".split())
 PREPOSITIONS = frozenset("""with for to at by from of in on into onto behind beside near without about after before
 under over around towards toward past like""".split())
+HAVING = frozenset("has had have having".split())
 TAKING = frozenset("take takes took taking taken bring brings brought bringing carry carried carries".split())
 COORDINATORS = frozenset("and but so then or".split())
 SUBORDINATORS = frozenset("when while before after as since because if although though once until".split())
@@ -73,6 +74,7 @@ REPORT_OPENERS = frozenset("if whether that to about".split())
 REPORTING_VERBS = frozenset("""asked asks ask told tells tell reminded reminds begged begs invited invites called calls
 texted texts urged urges convinced convinces persuaded persuades warned warns promised promises assured assures
 wanted wants needed needs""".split())
+FRAME_CLOSERS = frozenset([",", ")", "\u2014", ".", "!", "?", ";"])  # after "her father, {A}"
 QUOTES = frozenset("\"\u201c\u201d")
 
 # Relation nouns outside the KB's word list: (KB word it names, or a predicate name with no gender).
@@ -827,6 +829,9 @@ class _Reader:
                     return [Statement(possessors, self._ent(j + 1), pred, gender, toks[j].low, "whose", (owner, j + 2))]
             elif pk.kind == "word" and pk.low in ARTICLES:
                 start, article = k, True
+                owner = self._ent(k - 2, poss=False) if k >= 2 and toks[k - 1].low in HAVING else -1
+                if owner >= 0 and j + 2 < len(toks) and toks[j + 1].low in ("named", "called"):
+                    possessors, start = (owner,), k - 2  # "{B} had a daughter named {A}"
         m = j + 1
         last = self._last
         if not possessors and not article and last is not None and last.possessors and start >= 2 \
@@ -851,8 +856,8 @@ class _Reader:
             possessors, m = (who,), n + 1
         inside_of = start >= 1 and toks[start - 1].low == "of"
         referents, shape = self._referents_after(m, is_plural, direct=not article or self._is_title(j)), "after"
-        framed = [] if inside_of else self._referents_after(m, is_plural, comma=True)
-        if framed and framed[-1][1] + 1 < len(toks) and toks[framed[-1][1] + 1].text in (",", ")", "\u2014"):
+        framed = [] if inside_of and not possessors else self._referents_after(m, is_plural, comma=True)
+        if framed and (framed[-1][1] + 1 == len(toks) or toks[framed[-1][1] + 1].text in FRAME_CLOSERS):
             referents = referents or framed  # "her father, {A}, drove": the name set off by commas
         if toks[start].low == "whose" or (possessors and toks[start + 1].low == "whose"):
             pass
@@ -1045,6 +1050,8 @@ class _Reader:
                 m = self.chain_middle(st)
                 if m >= 0:
                     owned.update((frozenset((st.possessors[0], m)), frozenset((m, y))))
+                elif self._chain_composes(st) and frozenset((st.possessors[0], y)) in map(frozenset, f.rel):
+                    owned.add(frozenset((st.possessors[0], y)))
                 continue
             for x in st.possessors:
                 if f.rel.get((x, y)) == st.pred:
@@ -1070,8 +1077,9 @@ class _Reader:
                                        kind="role-only"))
                 continue
             preds = {f.rel[(i, i + 1)], f.rel.get((i + 1, i), -3)}
+            told = {j for st in statements for j in range(st.span[0], st.span[1] + 1) if self.toks[j].low == st.word}
             bare = [j for j, t in enumerate(self.toks) if t.kind == "word" and t.low in self.lex
-                    and self.lex[t.low][0] in preds]
+                    and self.lex[t.low][0] in preds and j not in told]
             if bare:
                 self.flags.append(Flag("9", f"{fact}, but {self.toks[bare[0]].low!r} names no owner (role-only)",
                                        self.quote(bare[0] - 2, bare[0] + 1), kind="role-only"))
@@ -1144,6 +1152,14 @@ class _Reader:
                 return m
         return -1
 
+    def _chain_composes(self, st: Statement) -> bool:
+        """Whether a chain through someone unnamed ("{B}'s wife's mother {A}") composes, in the
+        KB, to the relation its ends have in the clause."""
+        f = self.facts
+        x, y = st.possessors[0], st.referent
+        composed = f.kb.compose(st.links[0], st.links[1])
+        return composed >= 0 and composed in (f.rel.get((x, y)), f.implied.get((x, y)))
+
     def _check_chain(self, st: Statement, what: str) -> None:
         """"X's R1's R2 Y" must follow two facts of the clause, through the person between."""
         f = self.facts
@@ -1153,7 +1169,7 @@ class _Reader:
             self.flags.append(Flag("6", f"names a relation outside the KB ({st.word!r})", what))
         elif st.gender is not None and st.gender != f.genders[y]:
             self.flags.append(Flag("6", f"{st.word!r} does not fit the gender of {self._name(y)}", what))
-        elif self.chain_middle(st) >= 0:
+        elif self.chain_middle(st) >= 0 or self._chain_composes(st):
             return
         elif self.chain_middle(st, reverse=True) >= 0:
             self.flags.append(Flag("5", f"{said}: the chain points the other way", what))
@@ -1175,7 +1191,8 @@ class _Reader:
             self.flags.append(Flag("5", f"{st.word!r} stands beside {self._name(y)}, but it is "
                                         f"{self._name(holders[0])} who is the {st.word}", what))
         elif any(p == st.pred for (x, z), p in f.implied.items() if z == y):
-            self.flags.append(Flag("6", f"names a relation the clause leaves implicit ({st.word!r})", what))
+            self.flags.append(Flag("6", f"names a relation the clause leaves implicit ({st.word!r})", what,
+                                   drops=self.slot_bank))
 
     def _check_pair(self, st: Statement, x: int, y: int, what: str) -> None:
         f = self.facts
@@ -1390,6 +1407,7 @@ def prose_flags(text: str) -> list[Flag]:
              for m in DOUBLED.finditer(text) if _doubled(m)]
     flags += [Flag("8", "tokenised spacing (repaired when rendered)", _snippet(text, m.start(), m.end()),
                    drops=False) for m in TOKENISED.finditer(text)]
+    flags += [Flag("8", f"{what} (repaired when rendered)", span, drops=False) for what, span in repairs(text)]
     if text.strip() and not END.search(text):
         end = len(text.rstrip())
         flags.append(Flag("8", "no end punctuation (repaired when rendered)", _snippet(text, end, end), drops=False))
