@@ -113,8 +113,15 @@ class Report:
 
     @property
     def repaired(self) -> set[str]:
-        """Ids of templates whose only flags are repaired when rendered."""
-        return {e.template.id for e, f in self.flags if not f.drops} - self.dropped
+        """Ids of kept templates with prose repaired when rendered."""
+        return {e.template.id for e, f in self.flags if not f.drops and f.rule == "8"} - self.dropped
+
+    def kinds(self) -> dict[str, int]:
+        """Templates per finer class of flag (role-only, unstated, dangling, world, extra-person,
+        repeated-name), each counted once; dropped ones and kept ones (a crowd bank keeps an
+        unstated fact, every bank keeps a repeated name) alike."""
+        pairs = {(e.template.id, f.kind) for e, f in self.flags if f.kind}
+        return dict(Counter(k for _, k in pairs))
 
     def by_file(self) -> dict[str, int]:
         """Dropped templates per file."""
@@ -123,8 +130,9 @@ class Report:
 
     @property
     def ok(self) -> bool:
-        """No errors, no flags and every checked target met."""
-        return not self.errors and not self.flags and not self.unmet
+        """No errors, no template dropped or repaired, and every checked target met (notes,
+        such as a name repeated in a sentence, are kept)."""
+        return not self.errors and not self.dropped and not self.repaired and not self.unmet
 
 
 def _rule_order(rule: str) -> tuple[int, str]:
