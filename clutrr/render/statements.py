@@ -361,7 +361,7 @@ class Statement:
     word: str
     shape: str
     span: tuple[int, int]
-    links: tuple[int, ...] = ()  # a possessive chain's predicates, first link first
+    links: tuple[int, ...] = ()  # a possessive chain: both links' predicates, then the first link's gender (-1: any)
 
 
 # --- reading -----------------------------------------------------------------------------
@@ -577,7 +577,7 @@ class _Reader:
                 nearest = toks[i - 2].ent  # "{C} and her sister {D}"
                 if nearest in score and nearest != anchor:
                     score[nearest] += 2
-            parallel = self._parallel(i, start)
+            parallel = self._parallel(i, start, subject >= 0)
             if parallel in score:
                 score[parallel] += 4
         elif i and toks[i - 1].low == "with" and any(toks[k].low in TAKING for k in range(start, i)):
@@ -658,14 +658,19 @@ class _Reader:
         nxt = self.toks[i + 1] if i + 1 < len(self.toks) else None
         return nxt is not None and nxt.kind == "word" and (nxt.low not in FUNCTION or nxt.low in self.lex)
 
-    def _parallel(self, i: int, start: int) -> int:
-        """In "her sister {B} and her son {C}" (or "was his son, {C}, next was his son {A}") the
-        second possessive of a relation noun takes the first one's person."""
+    def _parallel(self, i: int, start: int, own_subject: bool = False) -> int:
+        """In "her sister {B} and her son {C}" (or, in a clause without a subject of its own,
+        "was his son, {C}, next was his son {A}") the second possessive of a relation noun
+        takes the first one's person."""
         toks = self.toks
         if i < 1 or not self._rel(i + 1):
             return -1
-        first = start if toks[i - 1].low in ("and", "or", ",") else next(
-            (k + 1 for k in range(i - 1, -1, -1) if toks[k].text in SENTENCE_END), 0)
+        if toks[i - 1].low in ("and", "or", ","):
+            first = start
+        elif own_subject:
+            return -1
+        else:
+            first = next((k + 1 for k in range(i - 1, -1, -1) if toks[k].text in SENTENCE_END), 0)
         for k in range(i - 2, first - 1, -1):
             if toks[k].kind == "pron" and toks[k].form == "his" and k in self.referent and self._rel(k + 1):
                 return self.referent[k][0]
@@ -788,6 +793,9 @@ class _Reader:
             span = (xi, j + 2)
             return [Statement((y,), x, pred, gender, toks[j].low, "pair", span),
                     Statement((x,), y, other[0], other[1], toks[j + 2].low, "pair", span)]
+        if j + 6 < len(toks) and toks[j + 1].low == "and" and self._rel(j + 2) and toks[j + 3].text == "," \
+                and toks[j + 4].kind == "ent" and toks[j + 5].low == "and" and toks[j + 6].kind == "ent":
+            return self._respectively(j)  # "his mother and father, {B} and {C}"
         if (j + 2 < len(toks) and toks[j + 1].low in ("and", "or") and self._rel(j + 2)) or \
                 (j >= 2 and toks[j - 1].low in ("and", "or") and self._rel(j - 2)):
             return []  # "husband and wife", "brother and sister"
@@ -829,9 +837,12 @@ class _Reader:
                     return [Statement(possessors, self._ent(j + 1), pred, gender, toks[j].low, "whose", (owner, j + 2))]
             elif pk.kind == "word" and pk.low in ARTICLES:
                 start, article = k, True
-                owner = self._ent(k - 2, poss=False) if k >= 2 and toks[k - 1].low in HAVING else -1
-                if owner >= 0 and j + 2 < len(toks) and toks[j + 1].low in ("named", "called"):
-                    possessors, start = (owner,), k - 2  # "{B} had a daughter named {A}"
+                owner = -1
+                if k >= 2 and toks[k - 1].low in HAVING:
+                    owner = self._ent(k - 2, poss=False) if toks[k - 2].kind in ("ent", "pron") else \
+                        self._subject(self._clause_start(k - 1), k - 1)  # "{B}, brother of {A}, has a son"
+                if owner >= 0 and toks[k].low in ("a", "an", "one", "another"):
+                    possessors, start = (owner,), k - 2  # "{B} has a son, {C}", "{B} had a daughter named {A}"
         m = j + 1
         last = self._last
         if not possessors and not article and last is not None and last.possessors and start >= 2 \
@@ -901,7 +912,7 @@ class _Reader:
         first, second = self.lex[toks[k].low], self.lex[toks[j].low]
         span = (k - 1, max(j, ys[0][1]))
         return [Statement((x,), ys[0][0], -3, second[1], f"{toks[k].low}'s {toks[j].low}", "chain", span,
-                          (first[0], second[0]))]
+                          (first[0], second[0], -1 if first[1] is None else first[1]))]
 
     def _speaker(self, k: int) -> int:
         """The speaker of a quotation holding token k ("'My wife drives,' {A} said"): the first
@@ -923,6 +934,23 @@ class _Reader:
             if toks[i].kind == "ent" and toks[i].ent >= 0 and not toks[i].poss:
                 return toks[i].ent
         return -1
+
+    def _respectively(self, j: int) -> list[Statement]:
+        """"X's R1 and R2, Y and Z": Y is X's R1 and Z is X's R2, in that order."""
+        toks = self.toks
+        k = j - 1
+        possessors: tuple[int, ...] = ()
+        if k >= 0 and toks[k].kind == "ent" and toks[k].poss and toks[k].ent >= 0:
+            possessors = (toks[k].ent,)
+        elif k >= 0 and toks[k].kind == "pron" and toks[k].form == "his" and k in self.referent:
+            possessors = self.referent[k]
+        if not possessors:
+            return []
+        out = []
+        for noun, name in ((j, j + 4), (j + 2, j + 6)):
+            pred, gender, _ = self.lex[toks[noun].low]
+            out.append(Statement(possessors, toks[name].ent, pred, gender, toks[noun].low, "after", (k, j + 6)))
+        return out
 
     def _pair_before(self, j: int) -> tuple[tuple[int, int], tuple[int, int]] | None:
         """The two people of "{X} and {Y}, [the two | two | both] R..." before the noun at j."""
@@ -1054,8 +1082,8 @@ class _Reader:
                     owned.add(frozenset((st.possessors[0], y)))
                 continue
             for x in st.possessors:
-                if f.rel.get((x, y)) == st.pred:
-                    owned.add(frozenset((x, y)))
+                if f.rel.get((x, y)) == st.pred or ((x, y) in f.rel and f.rel.get((y, x)) == st.pred):
+                    owned.add(frozenset((x, y)))  # a fact told the wrong way round is rule 5's
             if not st.possessors:
                 for (x, z), p in f.rel.items():
                     if z == y and p == st.pred:
@@ -1148,17 +1176,20 @@ class _Reader:
         if reverse:
             x, y = y, x
         for m in range(len(f.genders)):
-            if m not in (x, y) and f.rel.get((x, m)) == st.links[0] and f.rel.get((m, y)) == st.links[1]:
+            if m not in (x, y) and f.rel.get((x, m)) == st.links[0] and f.rel.get((m, y)) == st.links[1] \
+                    and (reverse or st.links[2] < 0 or f.genders[m] == st.links[2]):
                 return m
         return -1
 
     def _chain_composes(self, st: Statement) -> bool:
-        """Whether a chain through someone unnamed ("{B}'s wife's mother {A}") composes, in the
-        KB, to the relation its ends have in the clause."""
+        """Whether a chain through someone outside the clause ("{B}'s wife's mother {A}" for
+        "A is B's mother-in-law") composes, in the KB, to the fact between its ends."""
         f = self.facts
         x, y = st.possessors[0], st.referent
+        if (x, y) not in f.rel:
+            return False  # the person between is one of the clause's: the chain must go through them
         composed = f.kb.compose(st.links[0], st.links[1])
-        return composed >= 0 and composed in (f.rel.get((x, y)), f.implied.get((x, y)))
+        return composed >= 0 and composed == f.rel[(x, y)]
 
     def _check_chain(self, st: Statement, what: str) -> None:
         """"X's R1's R2 Y" must follow two facts of the clause, through the person between."""
