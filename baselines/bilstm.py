@@ -20,15 +20,18 @@ from clutrr.baselines.text import ENTITY, PAD, UNK, TextBatch, TextSample, WordV
 
 
 class BiLSTMClassifier(nn.Module):
-    """Embeddings (words learned, placeholders random and frozen) -> BiLSTM -> [story; head; tail] -> MLP."""
+    """Embeddings (words learned, placeholders random and frozen) -> BiLSTM -> [story; head; tail] -> MLP.
+
+    The story vector pools the BiLSTM states by attention, mean or max (InferSent's choice).
+    """
 
     def __init__(self, num_labels: int, vocab_size: int, entity_pool: int = 100, emb_dim: int = 100,
                  hidden: int = 100, layers: int = 2, pooling: str = "attention", mlp_hidden: int = 200,
                  dropout: float = 0.0, packed: bool = True) -> None:
         super().__init__()
         self.packed = packed
-        if pooling not in ("attention", "mean"):
-            raise ValueError(f"pooling must be attention or mean, not {pooling!r}")
+        if pooling not in ("attention", "mean", "max"):
+            raise ValueError(f"pooling must be attention, mean or max, not {pooling!r}")
         self.pooling = pooling
         self.word_emb = nn.Embedding(vocab_size, emb_dim, padding_idx=PAD)
         self.entity_emb = nn.Embedding(entity_pool, emb_dim)
@@ -67,6 +70,8 @@ class BiLSTMClassifier(nn.Module):
         if self.pooling == "attention":
             scores = self.att_vec(torch.tanh(self.att_proj(states))).masked_fill(~batch.mask.unsqueeze(-1), -1e9)
             story = (torch.softmax(scores, dim=1) * states).sum(dim=1)
+        elif self.pooling == "max":
+            story = states.masked_fill(~batch.mask.unsqueeze(-1), -1e9).max(dim=1).values
         else:
             story = (states * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1.0)
         head = _mean_at(states, batch.slots == batch.query[:, :1])
@@ -87,7 +92,7 @@ class BiLSTMConfig(TrainingConfig):
     emb_dim: int = 100  # word embeddings learned from scratch; placeholders random and frozen
     hidden: int = 100
     layers: int = 2  # bidirectional
-    pooling: str = "attention"  # or mean
+    pooling: str = "attention"  # or mean, or max
     mlp_hidden: int = 200
     dropout: float = 0.0
     packed: bool = True  # skip padding in the LSTM (False: padded batches, faster on CPU)

@@ -237,10 +237,12 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     for run in doc["per_run"]:
         for file, m in run.get("permutation", {}).items():
-            pc, pf = (("-" if v is None else f"{v:.2f}") for v in (m["p_correct"], m["p_wrong"]))
-            print(f"seed {run['seed']} {file}: Omega_max {m['omega_max']:.2f} Omega_rand {m['omega_rand']:.2f} "
-                  f"P^c {pc} P^f {pf} ({m['stories']} stories, q={m['q']}; P^f over the {m['permutations_wrong']} "
-                  f"permutations of the {m['originally_wrong']} stories wrong originally)")
+            pc, pf, pf_all = (("-" if v is None else f"{v:.3f}") for v in (m["p_correct"], m["p_wrong"],
+                                                                           m["p_wrong_all"]))
+            print(f"seed {run['seed']} {file}: Omega_max {m['omega_max']:.2f} (random guesser "
+                  f"{m['random_omega_max']:.2f}) Omega_rand {m['omega_rand']:.2f} ({m['random_omega_rand']:.2f}) "
+                  f"P^c {pc} P^f {pf} ({m['stories']} stories, q={m['q']}; P^f over the {m['flipped']} stories wrong "
+                  f"originally and accepted under a permutation; over all {m['originally_wrong']} wrong: {pf_all})")
     if args.out:
         print(f"wrote {Path(args.out) / 'results.json'}, checkpoints/, predictions/ and reports/")
     return 0

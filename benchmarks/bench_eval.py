@@ -6,12 +6,14 @@ Without --data it generates a folder (test k=2..10, ``--rows`` stories each) in 
 directory first (not timed). It then times, in CPU seconds of this process:
 
 - reading the dataset folder (``load_eval_set``);
-- ``evaluate`` on a predictions file of bare relation words (a classifier's output), and on
+- ``evaluate`` on a predictions file of bare relation words (a classifier's output), on
   one of free-text sentences ("Mia is Carla's daughter.", unique per story, so every answer
-  goes through the full extraction);
+  goes through the full extraction), and on one of reasoning-model replies (a ``<think>``
+  block stating the chain's facts, then an ``<answer>`` tag; the report then judges every
+  claim against the story, the faithfulness column);
 - building chat prompts for every story, zero-shot and 5-shot.
 
-Goal: at least 50,000 stories scored per second from a predictions file.
+Goals: at least 50,000 relation words and 10,000 free-text replies scored per CPU-second.
 """
 from __future__ import annotations
 
@@ -41,6 +43,14 @@ def cpu_seconds(fn, repeat: int) -> tuple[float, object]:
     return best, result
 
 
+def _reasoning_reply(row) -> str:
+    """A reasoning model's reply: the chain's facts in a think block, then the answer tag."""
+    names = [name for name, _ in row.genders]
+    steps = " ".join(f"{names[b]} is {names[a]}'s {word}." for (a, b), word in zip(row.story_edges, row.edge_types))
+    head, tail = row.query
+    return f"<think>{steps} So {tail} is {head}'s {row.target}.</think>\n<answer>{row.target}</answer>"
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--data", help="an existing dataset folder (default: generate one)")
@@ -62,9 +72,14 @@ def main() -> int:
         text = tmp / "text.jsonl"
         text.write_text("".join(json.dumps({"id": g.id, "prediction": f"{g.row.query[1]} is {g.row.query[0]}'s "
                                             f"{g.row.target}."}) + "\n" for g in data_set.golds), encoding="utf-8")
+        think = tmp / "think.jsonl"
+        think.write_text("".join(json.dumps({"id": g.id, "prediction": _reasoning_reply(g.row)}) + "\n"
+                                 for g in data_set.golds), encoding="utf-8")
         words_s, r1 = cpu_seconds(lambda: evaluate(data_set, words), args.repeat)
         text_s, r2 = cpu_seconds(lambda: evaluate(data_set, text), 1)  # once: answers are cached after
-        assert r1.overall.correct == n and r2.overall.correct == n
+        think_s, r3 = cpu_seconds(lambda: evaluate(data_set, think), 1)
+        assert r1.overall.correct == n and r2.overall.correct == n and r3.overall.correct == n
+        assert all(t.precision_sum == t.judged for t in r3.replies.values())
         items = data_set.items(answer=False)
         shots = select_shots(data_set.train_items(), 5, 0)
         zero_s, _ = cpu_seconds(lambda: [build_messages(i) for i in items], args.repeat)
@@ -75,6 +90,8 @@ def main() -> int:
     print(f"read dataset folder:            {n / load_s:>10,.0f} stories/CPU-s ({load_s:.2f} s)")
     print(f"score file of relation words:   {n / words_s:>10,.0f} stories/CPU-s ({words_s * 1000:.0f} ms)")
     print(f"score file of free-text answers:{n / text_s:>10,.0f} stories/CPU-s ({text_s * 1000:.0f} ms)")
+    print(f"score reasoning replies:        {n / think_s:>10,.0f} stories/CPU-s ({think_s * 1000:.0f} ms), "
+          "every claim judged")
     print(f"build zero-shot prompts:        {n / zero_s:>10,.0f} prompts/CPU-s")
     print(f"build 5-shot prompts:           {n / five_s:>10,.0f} prompts/CPU-s")
     return 0

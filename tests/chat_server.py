@@ -1,17 +1,21 @@
 """A small OpenAI-compatible chat-completions server for tests, on 127.0.0.1.
 
-    python tests/chat_server.py DATA --port-file F --log L [--model NAME] [--delay S]
+    python tests/chat_server.py DATA --port-file F --log L [--model NAME] [--delay S] [--sampling]
 
 It answers a prompt by finding its story's question in the dataset folder DATA and
 replying according to :func:`policy` of the story's id, so the expected report is known
 exactly. Each request's story id is appended to the log L (prefixed "503 " when refused
-with ``--fail-first``); the chosen port is written to F.
+with ``--fail-first``); the chosen port is written to F. With ``--sampling``, a request at
+a temperature above 0 gets :func:`sampled` reply number n for the story's n-th request
+(a reasoning model's replies: the policy's, a tagged one with a reasoning field, a free-text
+one, and one cut by the length limit inside its think block).
 """
 from __future__ import annotations
 
 import argparse
 import json
 import sys
+import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -36,6 +40,18 @@ def policy(story_id: str, target: str, head: str, tail: str) -> tuple[str, str]:
     return "unparsable", "I cannot determine the relationship from the story."
 
 
+def sampled(n: int, story_id: str, target: str, head: str, tail: str) -> tuple[str, str | None, str]:
+    """(content, reasoning, finish_reason) of the story's n-th sampled reply (n mod 4)."""
+    n %= 4
+    if n == 0:
+        return policy(story_id, target, head, tail)[1], None, "stop"
+    if n == 1:
+        return f"<answer>{target}</answer>", f"{tail} is {head}'s {target}.", "stop"
+    if n == 2:
+        return f"<think>Reading the story again.</think>So {tail} is {head}'s {target}.", None, "stop"
+    return f"<think>First, {head} is", None, "length"
+
+
 def questions(data: str) -> dict[str, tuple]:
     """question text -> (id, target, head, tail) for every story of the folder."""
     out = {}
@@ -46,8 +62,10 @@ def questions(data: str) -> dict[str, tuple]:
     return out
 
 
-def make_handler(lookup: dict, model: str, log: Path, delay: float, fail_first: bool):
+def make_handler(lookup: dict, model: str, log: Path, delay: float, fail_first: bool, sampling: bool = False):
     failed: set[str] = set()
+    counts: dict[str, int] = {}
+    lock = threading.Lock()
 
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, *args) -> None:  # keep test output quiet
@@ -62,13 +80,19 @@ def make_handler(lookup: dict, model: str, log: Path, delay: float, fail_first: 
             self.wfile.write(data)
 
         def do_POST(self) -> None:  # noqa: N802 (http.server's name)
-            if not self.path.endswith("/chat/completions"):
+            chat = self.path.endswith("/chat/completions")
+            if not chat and not self.path.endswith("/completions"):
                 return self._send(404, {"error": {"message": f"no route {self.path}"}})
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
             if body.get("model") != model:
                 return self._send(404, {"error": {"message": f"model {body.get('model')!r} not found"}})
-            last = [m["content"] for m in body["messages"] if m["role"] == "user"][-1]
+            if chat:
+                last = [m["content"] for m in body["messages"] if m["role"] == "user"][-1]
+            else:
+                last = body["prompt"].removesuffix("\nAnswer:")
             question = last.removesuffix("\n" + PLAIN_REQUEST).split("\n\n")[-1]
+            if question.startswith("Q: "):  # the test's --prompt-template
+                question = question[3:]
             if question not in lookup:
                 return self._send(400, {"error": {"message": "unknown story"}})
             story_id, target, head, tail = lookup[question]
@@ -80,10 +104,19 @@ def make_handler(lookup: dict, model: str, log: Path, delay: float, fail_first: 
                 return self._send(503, {"error": {"message": "overloaded, try again"}})
             time.sleep(delay)
             _, reply = policy(story_id, target, head, tail)
-            self._send(200, {"id": "x", "object": "chat.completion", "model": model,
-                             "choices": [{"index": 0, "message": {"role": "assistant", "content": reply},
-                                          "finish_reason": "stop"}],
-                             "usage": {"prompt_tokens": len(last.split()), "completion_tokens": len(reply.split())}})
+            reasoning, finish = None, "stop"
+            if sampling and body.get("temperature", 0) > 0:
+                with lock:
+                    n = counts[story_id] = counts.get(story_id, -1) + 1
+                reply, reasoning, finish = sampled(n, story_id, target, head, tail)
+            message = {"role": "assistant", "content": reply}
+            if reasoning:
+                message["reasoning_content"] = reasoning
+            choice = {"index": 0, "message": message} if chat else {"index": 0, "text": " " + target + "\n"}
+            self._send(200, {"id": "x", "object": "chat.completion" if chat else "text_completion", "model": model,
+                             "choices": [{**choice, "finish_reason": finish}],
+                             "usage": {"prompt_tokens": len(last.split()), "completion_tokens": len(reply.split()),
+                                       "completion_tokens_details": {"reasoning_tokens": 3}}})
 
     return Handler
 
@@ -96,9 +129,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--model", default="test-model")
     p.add_argument("--delay", type=float, default=0.0)
     p.add_argument("--fail-first", action="store_true", help="answer each story's first request with 503")
+    p.add_argument("--sampling", action="store_true", help="vary the replies of sampled requests (see sampled)")
     args = p.parse_args(argv)
     server = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(questions(args.data), args.model, Path(args.log),
-                                                                args.delay, args.fail_first))
+                                                                args.delay, args.fail_first, args.sampling))
     Path(args.port_file).write_text(str(server.server_address[1]))
     server.serve_forever()
     return 0

@@ -7,7 +7,7 @@ CALLS: list[int] = []
 def first_fact(items: list[dict]) -> list[str]:
     """Answer with the relation word of the story's first chain fact (a weak, real baseline)."""
     CALLS.append(len(items))
-    return [item["metadata"]["facts"][0][1] for item in items]
+    return [item["metadata"]["facts"][0]["relation"] for item in items]
 
 
 def with_probabilities(items: list[dict]) -> list[dict]:

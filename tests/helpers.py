@@ -12,3 +12,11 @@ def run_generate(*args: str, cwd: Path | None = None) -> subprocess.CompletedPro
     """Run ``python generate.py ARGS`` and capture its output."""
     return subprocess.run([sys.executable, str(REPO / "generate.py"), "--quiet", *args],
                           capture_output=True, text=True, cwd=cwd or REPO)
+
+
+def generated_folder(tmp_path_factory, name: str, *args: str) -> Path:
+    """A dataset folder generated with ``generate.py ARGS`` in a fresh temporary folder (a fixture's body)."""
+    out = tmp_path_factory.mktemp(name) / "d"
+    res = run_generate(*args, "--out", str(out))
+    assert res.returncode == 0, res.stderr
+    return out

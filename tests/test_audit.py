@@ -9,13 +9,14 @@ from pathlib import Path
 import pytest
 
 from clutrr.diagnostics.audit import (
-    audit_splits, gender_prior, giveaway_words, label_skew, query_features, story_tokens, train_query_overlap,
+    audit_splits, gender_prior, label_skew, query_features, story_tokens, train_query_overlap,
 )
+from clutrr.diagnostics.giveaway import giveaway_words
 from clutrr.cli import main
 from clutrr.io.datadir import Split, load_splits
 from clutrr.story.generator import GeneratorConfig, make_example
 from clutrr.core.kb import load_kb
-from clutrr.diagnostics.stats import binomial_upper_tail, sign_test
+from clutrr.diagnostics.stats import GREATER, binomial_two_sided, binomial_upper_tail, sign_test
 from diag_rows import FIXTURES, RELEASE, make_row, write_csv
 
 M, F = "male", "female"
@@ -37,8 +38,20 @@ def test_sign_test_counts_only_discordant_items():
     b = [False] * 7 + [True] + [True] * 3 + [False] * 2
     t = sign_test(a, b)
     assert (t.wins, t.losses, t.discordant) == (7, 1, 8)
-    assert t.p_value == pytest.approx(9 / 256)  # (C(8,7) + C(8,8)) / 2^8
-    assert sign_test(b, a).p_value == pytest.approx(255 / 256)
+    assert t.alternative == "two-sided"
+    assert t.p_value == 18 / 256  # 2 (C(8,7) + C(8,8)) / 2^8
+    assert sign_test(b, a).p_value == 18 / 256  # two-sided: the order does not matter
+    assert sign_test(a, b, GREATER).p_value == 9 / 256  # one-sided: (C(8,7) + C(8,8)) / 2^8
+    assert sign_test(b, a, GREATER).p_value == 255 / 256
+
+
+def test_two_sided_p_doubles_the_smaller_tail_and_stops_at_one():
+    assert binomial_two_sided(7, 8) == binomial_two_sided(1, 8) == 18 / 256
+    assert binomial_two_sided(4, 8) == 1.0  # 2 * P(X >= 4) = 2 * 163/256 > 1
+    assert binomial_two_sided(0, 0) == 1.0
+    # the case: a one-sided p of .0053 becomes .0107 two-sided and loses its flag at .01
+    wins, n = 18, 23  # p = .0053 one-sided, .0106 two-sided
+    assert binomial_upper_tail(wins, n) < 0.01 < binomial_two_sided(wins, n) == 2 * binomial_upper_tail(wins, n)
 
 
 def test_label_skew_of_a_two_label_split():
@@ -74,12 +87,16 @@ def test_query_features_name_genders_and_first_mentions():
 def test_giveaway_words_and_coverage():
     rows = [make_row(f"z{i}", ("A", M), ("B", M), "son", story="the zebra ran") for i in range(5)]
     rows += [make_row(f"y{i}", ("A", M), ("B", F), "daughter", story="the yak ran") for i in range(5)]
-    gw = giveaway_words(rows, min_count=5, xs=(0.5, 1.0))
+    gw = giveaway_words(rows, lambda r: r.target, lambda r: story_tokens(r.story), min_count=5, xs=(0.5, 1.0))
     top = {d["word"]: d for d in gw["top"]}
     assert top["zebra"]["label"] == "son" and top["zebra"]["p"] == 1.0 and top["zebra"]["count"] == 5
     assert top["the"]["p"] == 0.5
-    assert gw["coverage"] == [{"x": 0.5, "share": 1.0}, {"x": 1.0, "share": 1.0}]
-    assert giveaway_words(rows, min_count=6)["n_words"] == 2  # only "the" and "ran" reach 6
+    # out of fold (5 folds of 2 stories), "zebra" and "yak" are seen in at most 4 other stories: too
+    # few for min_count 5, so no story holds a word that gives its label away
+    assert gw["coverage"][1] == {"x": 1.0, "share": 0.0}
+    assert giveaway_words(rows, lambda r: r.target, lambda r: story_tokens(r.story), min_count=3,
+                          xs=(1.0,))["coverage"] == [{"x": 1.0, "share": 1.0}]
+    assert giveaway_words(rows, lambda r: r.target, lambda r: story_tokens(r.story), min_count=6)["n_words"] == 2
 
 
 def _generated(split: str, k: int, n: int) -> list:
@@ -105,7 +122,7 @@ def test_generated_data_stays_under_the_gender_ceiling_and_planted_names_do_not(
     assert "1.2_test" in report["summary"]["exceeds_gender_ceiling"]
     group = report["splits"][1]["groups"][0]
     assert group["query_only"]["accuracy"] == 1.0
-    assert group["query_only"]["vs_majority"]["significant"]
+    assert group["query_only"]["vs_majority"]["better"]
 
 
 def test_audit_reports_each_split_and_k(tmp_path):
@@ -199,17 +216,17 @@ def test_a_recast_folder_gets_the_hypothesis_only_audit(tmp_path, capsys):
     # the entailed hypotheses always say "son", the others "uncle": the hypothesis gives the label away
     _nli(biased / "1.2_train.jsonl", [("son", "entailed"), ("uncle", "not-entailed")] * 20)
     _nli(biased / "1.2_test.jsonl", [("son", "entailed"), ("uncle", "not-entailed")] * 10)
-    assert main(["audit", str(biased), "--out", str(tmp_path / "rep"), "--strict"]) == 1
+    assert main(["audit", str(biased), "--out", str(tmp_path / "rep"), "--strict", "--encoder", "none"]) == 1
     out = capsys.readouterr().out
     assert out.startswith("# Hypothesis-only audit: biased") and "beats the majority baseline in: 1.2_train, 1.2_test" in out
     test = json.loads((tmp_path / "rep" / "audit.json").read_text())["splits"][1]["groups"][0]
-    assert test["hypothesis_only"]["accuracy"] == 1.0 and test["majority"]["bar"] == 0.5
-    assert test["to_beat"] == 1.0 and test["to_beat_by"] == "hypothesis_only"
+    assert test["hypothesis_nb"]["accuracy"] == 1.0 and test["majority"]["bar"] == 0.5
+    assert test["to_beat"] == 1.0 and test["to_beat_by"] == "hypothesis_nb"
 
     nli = tmp_path / "nli"  # a real recast is balanced: the hypothesis alone is no better than the majority
     assert main(["recast", str(FIXTURES), "--out", str(nli)]) == 0
     capsys.readouterr()
-    assert main(["audit", str(nli), "--strict"]) == 0
+    assert main(["audit", str(nli), "--strict", "--encoder", "none"]) == 0
     assert "does not beat the majority baseline in any split" in capsys.readouterr().out
 
 
@@ -232,7 +249,19 @@ def test_predictions_and_easy_hard_subsets(tmp_path, capsys):
 
     nli = tmp_path / "nli"
     assert main(["recast", str(FIXTURES), "--out", str(nli)]) == 0
-    assert main(["audit", str(nli), "--easy-hard", str(tmp_path / "nli_sub")]) == 0
+    capsys.readouterr()
+    # balanced hypotheses: the Naive Bayes cannot tell them apart, so easy/hard would be a label split
+    assert main(["audit", str(nli), "--easy-hard", str(tmp_path / "nli_sub"), "--encoder", "none",
+                 "--out", str(tmp_path / "nli_rep")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "cannot tell the items of" in err and "hyp-NB" in err
+    assert not (tmp_path / "nli_sub").exists() and not (tmp_path / "nli_rep").exists()
+    # a plugged-in hypothesis-only classifier that tells them apart gives a real split
+    assert main(["audit", str(nli), "--easy-hard", str(tmp_path / "nli_sub"),
+                 "--encoder", "toy_encoders:by_length"]) == 0
+    assert "| hyp-NB easy | hyp-NB hard | overlap easy | overlap hard |" in capsys.readouterr().out
+    manifest = json.loads((tmp_path / "nli_sub" / "easy_hard.json").read_text())
+    assert manifest["biased_model"] == "hypothesis_encoder"
     easy = (tmp_path / "nli_sub" / "easy" / "1.2_test.jsonl").read_text().splitlines()
     hard = (tmp_path / "nli_sub" / "hard" / "1.2_test.jsonl").read_text().splitlines()
     assert sorted(easy + hard) == sorted((nli / "1.2_test.jsonl").read_text().splitlines())
@@ -249,5 +278,26 @@ def test_nli_records_without_a_story_id_are_cross_validated_one_by_one():
     result = audit_recast([NliSplit("x_train", Path("x_train.jsonl"), records)])
     preds = result.predictions["x_train"]
     assert preds.evaluation == "5-fold cross-validation"
-    hyp = sum(p == r["label"] for p, r in zip(preds.by_model["hypothesis_only"], records)) / len(records)
+    hyp = sum(p == r["label"] for p, r in zip(preds.by_model["hypothesis_nb"], records)) / len(records)
     assert hyp < 0.6  # random labels: held-out predictions cannot learn them
+
+
+def test_cli_sign_test_giveaway_rank_and_biased_flags(tmp_path, capsys):
+    two, one = tmp_path / "two", tmp_path / "one"
+    assert main(["audit", str(FIXTURES), "--out", str(two)]) == 0
+    assert main(["audit", str(FIXTURES), "--out", str(one), "--sign-test", "one-sided", "--giveaway-rank", "frequency"]) == 0
+    a, b = (json.loads((d / "audit.json").read_text()) for d in (two, one))
+    assert (a["sign_test"], b["sign_test"]) == ("two-sided", "greater")
+    for sa, sb in zip(a["splits"], b["splits"]):
+        ta, tb = sa["groups"][0]["query_only"]["vs_majority"], sb["groups"][0]["query_only"]["vs_majority"]
+        assert (ta["wins"], ta["losses"]) == (tb["wins"], tb["losses"])
+        if tb["wins"] > tb["losses"]:  # the one-sided p of the leading model is half the two-sided one
+            assert ta["p_value"] == min(1.0, 2 * tb["p_value"])
+        counts = [d["count"] for d in sb["giveaway"]["top"]]
+        assert counts == sorted(counts, reverse=True) and sb["giveaway"]["rank"] == "frequency"
+    assert "ranked by frequency (as Poliak et al.)" in (one / "audit.md").read_text()
+    capsys.readouterr()
+    assert main(["audit", str(FIXTURES), "--easy-hard", str(tmp_path / "eh"), "--biased", "hypothesis_nb"]) == 2
+    assert "--biased 'hypothesis_nb'" in capsys.readouterr().err and not (tmp_path / "eh").exists()
+    assert main(["audit", str(FIXTURES), "--easy-hard", str(tmp_path / "eh"), "--biased", "story_bag"]) == 0
+    assert json.loads((tmp_path / "eh" / "easy_hard.json").read_text())["biased_model"] == "story_bag"

@@ -38,8 +38,11 @@ def test_text_model_reports_the_metrics_with_their_denominators(probed, tmp_path
     assert 0.0 <= m["omega_rand"] <= m["omega_max"] <= 1.0
     assert m["originally_correct"] + m["originally_wrong"] == m["stories"] == 30 and m["q"] == Q
     assert m["permutations_wrong"] == Q * m["originally_wrong"]
+    assert m["permutations_flipped"] == Q * m["flipped"] and m["flipped"] <= m["originally_wrong"]
     if m["originally_wrong"]:
-        assert m["p_wrong"] == m["accepted_wrong"] / m["permutations_wrong"]
+        assert m["p_wrong_all"] == m["accepted_wrong"] / m["permutations_wrong"]
+    if m["flipped"]:  # the thesis's P^f: over the wrong stories with an accepted permutation
+        assert m["p_wrong"] == m["accepted_wrong"] / m["permutations_flipped"] >= m["p_wrong_all"]
 
     export = load_export(tmp_path / "run" / "permutations" / "seed0.npz")
     assert len(export["story"]) == 30 and export["probs"].shape == (30 * Q, len(export["labels"]))

@@ -150,7 +150,7 @@ def test_unreachable_endpoint_is_one_line_exit_2(data, tmp_path, capsys):
     code, out, err = run_eval(capsys, data, "--endpoint", f"http://127.0.0.1:{port}/v1", "--model-name", "m",
                               "--retries", "1", "--backoff", "0", "--cache", tmp_path / "cache.jsonl", "--limit", "2")
     assert code == 2 and err.count("\n") == 1
-    assert "cannot get an answer" in err and "after 2 tries" in err and "0 answers are cached" in err
+    assert "cannot get an answer" in err and "after 2 tries" in err and "0 answers cached" in err
 
 
 def test_python_callable_in_batches(data, tmp_path, capsys):
@@ -200,7 +200,7 @@ def test_python_api_and_report_round_trip(data, tmp_path):
     again = Report.from_dict(json.loads(json.dumps(report.to_dict())))
     assert again.to_dict() == report.to_dict()
     write_report([report], tmp_path / "out")
-    assert {p.name for p in (tmp_path / "out").iterdir()} == {"report.md", "report.json", "accuracy_vs_k.png"}
+    assert {p.name for p in (tmp_path / "out").iterdir()} == {"report.md", "report.json", "items.jsonl", "accuracy_vs_k.png"}
 
 
 def test_wilson_interval_known_values():
@@ -226,3 +226,44 @@ def test_released_folder_reads_k_and_noise_from_task_names(release, tmp_path, ca
     doc = json.loads((tmp_path / "r" / "report.json").read_text())["reports"][0]
     assert doc["overall"]["accuracy"] == 1.0 and doc["by_pattern"] == {}
     assert "Not available" in (tmp_path / "r" / "report.md").read_text()
+
+
+def test_the_training_file_is_read_only_when_needed(data, tmp_path):
+    folder = tmp_path / "d"
+    shutil.copytree(data, folder)
+    train = next(folder.glob("*_train.csv"))
+    ids = [r["id"] for r in csv.DictReader(train.open(encoding="utf-8"))]
+    train.write_text("not,a,clutrr,file\n1,2,3,4\n", encoding="utf-8")  # broken: any read of it fails
+    preds = write_jsonl(tmp_path / "p.jsonl", [{"id": g.id, "prediction": g.target} for g in golds(data)])
+    assert evaluate(folder, preds).overall.accuracy == 1.0
+    stray = write_jsonl(tmp_path / "s.jsonl", [{"id": ids[0], "prediction": "aunt"}])
+    with pytest.raises(Exception, match="not a CLUTRR CSV"):
+        evaluate(folder, stray)  # an id outside the test files: the training file is read to tell
+    assert evaluate(data, stray).missing == len(golds(data))  # with a sound training file: ignored
+
+
+def test_samples_in_a_predictions_file_give_pass_at_k(data, tmp_path):
+    gs = golds(data)
+    records = [{"id": g.id, "sample": s, "prediction": g.target if s == 1 else "nobody"} for g in gs for s in range(2)]
+    report = evaluate(data, write_jsonl(tmp_path / "p.jsonl", records))
+    assert report.samples == 2 and report.overall.correct == 0  # the tables score sample 0
+    overall = report.to_dict()["sampling"]["overall"]["all"]
+    assert overall["pass@1"]["value"] == 0.5 and overall["pass@2"]["value"] == 1.0
+    assert overall["majority"]["accuracy"] == 1.0  # "nobody" is parsed as no relation word: no vote
+    assert len(report.items) == 2 * len(gs) and {x["sample"] for x in report.items} == {0, 1}
+    dup = write_jsonl(tmp_path / "d.jsonl", records + records[:1])
+    with pytest.raises(Exception, match="duplicate prediction for id"):
+        evaluate(data, dup)
+
+
+def test_without_matplotlib_the_report_is_written_without_the_plot(data, tmp_path, monkeypatch, capsys):
+    import clutrr.commands.eval as command
+    import clutrr.eval.writer as writer
+
+    monkeypatch.setattr(writer, "has_matplotlib", lambda: False)
+    monkeypatch.setattr(command, "has_matplotlib", lambda: False)
+    preds = write_jsonl(tmp_path / "p.jsonl", [{"id": g.id, "prediction": g.target} for g in golds(data)])
+    code, out, err = run_eval(capsys, data, "--predictions", preds, "--out", tmp_path / "r")
+    assert code == 0 and "accuracy_vs_k.png not drawn: matplotlib is not installed" in err
+    assert {p.name for p in (tmp_path / "r").iterdir()} == {"report.md", "report.json", "items.jsonl"}
+    assert "accuracy_vs_k.png" not in (tmp_path / "r" / "report.md").read_text()

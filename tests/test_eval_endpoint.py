@@ -12,17 +12,15 @@ from chat_server import policy
 from clutrr.eval import load_eval_set
 from clutrr.llm.client import ChatSettings, ResponseCache, request_key
 from clutrr.llm.prompts import build_messages, select_shots
-from helpers import REPO, run_generate
+from helpers import REPO, generated_folder
 
 MODEL = "test-model"
 
 
 @pytest.fixture(scope="module")
 def data(tmp_path_factory):
-    out = tmp_path_factory.mktemp("endpoint") / "d"
-    res = run_generate("--k", "2,3", "--test-k", "2,3", "--train-rows", "22", "--test-rows", "22", "--out", str(out))
-    assert res.returncode == 0, res.stderr
-    return out
+    return generated_folder(tmp_path_factory, "endpoint", "--k", "2,3", "--test-k", "2,3", "--train-rows", "22",
+                            "--test-rows", "22")
 
 
 class Server:
@@ -138,3 +136,73 @@ def test_unknown_model_is_refused_without_retries(data, tmp_path):
         server.kill()
     assert res.returncode == 2 and res.stderr.count("\n") == 1
     assert "HTTP 404" in res.stderr and "model 'other' not found" in res.stderr
+
+
+def test_repeated_sampling_pass_at_k_majority_and_truncations(data, tmp_path):
+    kinds = expected(data)
+    right = {"right": 3, "wrong": 2, "unparsable": 2}  # right answers among a story's 4 sampled replies
+    cache = tmp_path / "c.jsonl"
+    server = Server(data, tmp_path, "sampling", "--sampling")
+    try:
+        res = subprocess.run(eval_command(data, server.url, cache, tmp_path / "r", "--samples", "4",
+                                          "--temperature", "0.7"), capture_output=True, text=True, timeout=180)
+        assert res.returncode == 0, res.stderr
+        asked = server.asked()
+        assert len(asked) == 4 * 44 and all(asked.count(i) == 4 for i in kinds)  # a fresh request per sample
+        again = subprocess.run(eval_command(data, server.url, cache, tmp_path / "r2", "--samples", "4",
+                                            "--temperature", "0.7"), capture_output=True, text=True, timeout=180)
+        assert again.returncode == 0 and len(server.asked()) == 4 * 44  # the replayed rerun sends nothing
+    finally:
+        server.kill()
+    assert "pass@4" in res.stdout and "majority vote" in res.stdout and "cut by length" in res.stdout
+    report = json.loads((tmp_path / "r" / "report.json").read_text())["reports"][0]
+    assert report["samples"] == 4
+    overall = report["sampling"]["overall"]["all"]
+    assert overall["pass@1"]["value"] == pytest.approx(sum(right[k] for k in kinds.values()) / (4 * 44))
+    assert overall["pass@4"]["value"] == 1.0 and overall["majority"]["accuracy"] == 1.0
+    assert overall["pass@2"]["value"] == pytest.approx(
+        sum(1.0 if right[k] == 3 else 5 / 6 for k in kinds.values()) / 44)
+    assert set(report["sampling"]["by_k"]) == {"2", "3"} and set(report["sampling"]["by_noise"]) == {"none"}
+    for k in ("2", "3"):
+        replies = report["replies_by_k"][k]
+        assert replies["replies"] == 88 and replies["cut_by_length"] == 22 and replies["cut_share"] == 0.25
+        assert replies["tokens"]["reasoning"]["mean"] == 3
+        assert replies["judged"] >= 22 and replies["precision"] == 1.0  # the reasoning fields state the answer
+    items = [json.loads(line) for line in (tmp_path / "r" / "items.jsonl").read_text().splitlines()]
+    assert len(items) == 176 and {x["sample"] for x in items} == {0, 1, 2, 3}
+    assert {"model", "id", "file", "k", "noise", "gold", "reply", "answer", "correct", "finish_reason", "tokens",
+            "sample"} <= set(items[0])
+    for story in kinds:
+        mine = [x for x in items if x["id"] == story]
+        assert len({x["reply"] for x in mine}) == 4 and sum(x["correct"] for x in mine) == right[kinds[story]]
+        assert sum(x["finish_reason"] == "length" for x in mine) == 1
+    assert json.loads((tmp_path / "r2" / "report.json").read_text())["reports"][0]["sampling"] == report["sampling"]
+
+
+def test_base_model_completions_and_prompt_control(data, tmp_path):
+    template = tmp_path / "t.txt"
+    template.write_text("Q: {question}")
+    server = Server(data, tmp_path, "base")
+    try:
+        res = subprocess.run(eval_command(data, server.url, tmp_path / "c.jsonl", tmp_path / "r", "--api",
+                                          "completions", "--prompt-template", str(template), "--limit", "3"),
+                             capture_output=True, text=True, timeout=120)
+        chat = subprocess.run(eval_command(data, server.url, tmp_path / "c.jsonl", tmp_path / "r2", "--prompt",
+                                           "plain", "--system-prompt", "Kinship words: {words}.", "--limit", "3"),
+                              capture_output=True, text=True, timeout=120)
+        bad = subprocess.run(eval_command(data, server.url, tmp_path / "c.jsonl", tmp_path / "r3",
+                                          "--prompt-template", str(data)), capture_output=True, text=True)
+        template.write_text("{story} and {nobody}")
+        unknown = subprocess.run(eval_command(data, server.url, tmp_path / "c.jsonl", tmp_path / "r3",
+                                              "--prompt-template", str(template)), capture_output=True, text=True)
+    finally:
+        server.kill()
+    assert res.returncode == 0, res.stderr
+    report = json.loads((tmp_path / "r" / "report.json").read_text())["reports"][0]
+    assert report["stories"] == 6 and report["overall"]["accuracy"] == 1.0  # the server completes " WORD\n"
+    records = ResponseCache(tmp_path / "c.jsonl")
+    prompts = [r for r in (json.loads(x) for x in (tmp_path / "c.jsonl").read_text().splitlines())]
+    assert len(records) == 12 and all(p["content"] for p in prompts)
+    assert chat.returncode == 0, chat.stderr
+    assert bad.returncode == 2 and "--prompt-template" in bad.stderr and bad.stderr.count("\n") == 1
+    assert unknown.returncode == 2 and "unknown placeholder {nobody}" in unknown.stderr

@@ -25,6 +25,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("clutrr.llm",),  # chat clients, prompts, answer extraction
     ("clutrr.eval",),  # scoring predictions, reports
     ("clutrr.rl", "clutrr.diagnostics"),  # RL rewards and curricula; audits, probes, verification
+    ("clutrr.integrations",),  # plug-ins for TRL, reasoning-gym, verifiers (imported only when used)
     ("clutrr.baselines",),  # reference models (never import commands)
     ("clutrr.commands",),  # argv -> config objects, one call each
     ("clutrr.cli",),  # the `clutrr` entry point

@@ -66,3 +66,32 @@ def test_endpoint_url_gets_the_chat_completions_path():
     assert ChatSettings("http://h:1/v1/", "m").endpoint == "http://h:1/v1/chat/completions"
     assert ChatSettings("http://h:1/v1/chat/completions", "m").endpoint == "http://h:1/v1/chat/completions"
     assert json.dumps(ChatSettings("u", "m", extra={"seed": 3}).body([]))  # plain JSON
+
+
+def test_system_prompt_template_and_completion_prompt(items):
+    from clutrr.llm.prompts import PromptTemplate, build_completion_prompt
+
+    words = load_kb("kinship").words
+    msgs = build_messages(items[0], system_prompt="Use one of: {words}")
+    assert msgs[0] == {"role": "system", "content": "Use one of: " + ", ".join(words)}
+    assert [m["role"] for m in build_messages(items[0], system_prompt="")] == ["user"]
+    template = PromptTemplate("Story: {story}\nWho is {tail} to {head}? ({words})")
+    head, tail = items[0]["query"]
+    asked = build_messages(items[0], style="plain", template=template)[-1]["content"]
+    assert asked.startswith("Story: ") and f"Who is {tail} to {head}?" in asked and "[" not in asked
+    with pytest.raises(ValueError, match="unknown placeholder"):
+        PromptTemplate("{story} {answer}")
+    with pytest.raises(ValueError, match="shows no story"):
+        PromptTemplate("Who is {tail} to {head}?")
+    text = build_completion_prompt(items[0], items[1:3])
+    assert text.endswith(items[0]["question"] + "\nAnswer:")
+    assert text.count("\nAnswer: ") == 2 and f"Answer: {items[1]['answer']}" in text
+
+
+def test_sample_keys_and_seeds():
+    s = ChatSettings("http://h/v1", "m", temperature=0.7, seed=10)
+    msgs = [{"role": "user", "content": "hi"}]
+    assert len({s.key(msgs, i) for i in range(4)}) == 4
+    assert s.body(msgs, 3)["seed"] == 13 and s.key(msgs, 0) == request_key(s.body(msgs))
+    assert ChatSettings("http://h/v1", "m", api="completions").endpoint == "http://h/v1/completions"
+    assert ChatSettings("http://h/v1/completions", "m").endpoint == "http://h/v1/chat/completions"

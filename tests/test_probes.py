@@ -22,7 +22,7 @@ from clutrr.diagnostics.probes import (
     derangement, entity_rename, gender_swap, make_probe, sentence_shuffle, source_id, split_sentences, word_permute,
 )
 from clutrr.diagnostics.verify import verify_row
-from diag_rows import FIXTURES, make_row
+from diag_rows import FIXTURES, make_row, write_csv
 
 KB = load_kb("kinship")
 
@@ -68,6 +68,43 @@ def test_sentence_shuffle_reorders_and_keeps_labels():
         assert sorted(split_sentences(new.story)) == sorted(split_sentences(row.story))
         assert new.story != row.story
         assert (new.target, new.query, new.id) == (row.target, row.query, row.id)
+
+
+def test_permutation_rules_of_the_thesis():
+    """Stories of 5 words or fewer are not permuted; a story without q distinct permutations is dropped."""
+    five = make_row("five", ("Ann", "female"), ("Bob", "male"), "son", story="[Ann] hugged her son [Bob].")
+    six = make_row("six", ("Ann", "female"), ("Bob", "male"), "son", story="[Ann] hugged her tall son [Bob].")
+    assert word_permute(five, seed=0, q=3) == []
+    assert len(word_permute(five, seed=0, q=3, min_words=5)) == 3  # the project's earlier rule kept it
+    perms = [r.story for r in word_permute(six, seed=0, q=100)]  # 265 derangements of 6 distinct words
+    assert len(perms) == len(set(perms)) == 100 and six.story not in perms
+    # "a a a b b b": moving every word off a place holding the same word leaves one text only
+    same = make_row("ab", ("Ann", "female"), ("Bob", "male"), "son", story="a a a b b b")
+    assert [r.story for r in word_permute(same, seed=0, q=1)] == ["b b b a a a"]
+    assert word_permute(same, seed=0, q=2) == []
+    skipped = Counter()
+    rows = make_probe("word-permute", [five, six, same], KB, q=2, skipped=skipped)
+    assert [source_id(r.id) for r in rows] == ["six", "six"]
+    assert skipped == {"under 6 words": 1, "with fewer distinct permutations than q": 1}
+
+
+def test_sentence_shuffle_skips_stories_with_one_order(tmp_path, capsys):
+    one = make_row("one", ("Ann", "female"), ("Bob", "male"), "son", story="[Ann] hugged her son [Bob].")
+    twice = make_row("twice", ("Ann", "female"), ("Bob", "male"), "son", story="They met. They met.")
+    assert sentence_shuffle(one, seed=0) == [] and sentence_shuffle(twice, seed=0) == []
+    skipped = Counter()
+    assert make_probe("sentence-shuffle", [one, twice], KB, skipped=skipped) == []
+    assert skipped == {"with no other sentence order": 2}
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "1.2_test.csv").write_text((FIXTURES / "1.2_test.csv").read_text())
+    (data / "1.3_test.csv").write_text((FIXTURES / "1.3_test.csv").read_text())
+    write_csv(data / "1.4_test.csv", [one, twice])
+    assert main(["probe", str(data), "--kind", "sentence-shuffle", "--out", str(tmp_path / "p")]) == 0
+    assert "1.4_test.csv: 2 of 2 stories skipped: 2 with no other sentence order" in capsys.readouterr().out
+    meta = json.loads((tmp_path / "p" / "probe.json").read_text())
+    assert meta["files"]["1.4_test.csv"] == {"stories": 2, "rows": 0, "skipped": {"with no other sentence order": 2}}
+    assert main(["probe", str(data), "--kind", "word-permute", "--min-words", "1", "--out", str(tmp_path / "q")]) == 2
 
 
 def test_gender_swap_relabels_by_the_kb():
@@ -140,10 +177,14 @@ def test_permutation_acceptance_by_hand():
     assert m.omega_max == 0.5  # stories 0 and 2 have a gold-predicted permutation
     assert m.omega_rand == 0.25  # only story 0 beats 1/4 (3/4 > 1/4; story 2 has exactly 1/4)
     assert m.p_correct == pytest.approx((0.75 + 0.0) / 2)
-    assert m.p_wrong == pytest.approx((0.25 + 0.0) / 2)
-    assert (m.originally_correct, m.originally_wrong) == (2, 2)
-    # P^f: accepted permutations of the stories wrong originally over all their permutations (q x 2)
-    assert (m.accepted_wrong, m.permutations_wrong, m.q) == (1, 8, 4)
+    assert (m.originally_correct, m.originally_wrong, m.flipped) == (2, 2, 1)
+    # P^f (the thesis): over D^f, the wrong stories with an accepted permutation: story 2 alone
+    assert m.p_wrong == 1 / 4 and (m.accepted_wrong, m.permutations_flipped, m.q) == (1, 4, 4)
+    # over every story wrong originally (stories 2 and 3): 1 of 8 permutations
+    assert m.p_wrong_all == 1 / 8 and m.permutations_wrong == 8
+    # a uniform guesser over 4 labels with q = 4: 1 - (3/4)^4; above 1/4 needs 2 or more of 4
+    assert m.random_omega_max == pytest.approx(1 - (3 / 4) ** 4)
+    assert m.random_omega_rand == pytest.approx(1 - (3 / 4) ** 4 - 4 * (1 / 4) * (3 / 4) ** 3)
     with pytest.raises(ValueError):
         permutation_acceptance(gold, original, permuted[:3], n_labels=4)
 
@@ -170,7 +211,8 @@ def test_probe_defaults_to_the_thesis_q(tmp_path, capsys):
     out = tmp_path / "probe"
     assert main(["probe", str(FIXTURES), "--kind", "word-permute", "--out", str(out)]) == 0
     meta = json.loads((out / "probe.json").read_text())
-    assert meta["q"] == 100 and meta["files"]["1.3_test.csv"] == {"stories": 4, "rows": 400}
+    assert meta["q"] == 100 and meta["files"]["1.3_test.csv"] == {"stories": 4, "rows": 400, "skipped": {}}
+    assert meta["min_words"] == 6
     assert "Omega_rand will equal" not in capsys.readouterr().out
     assert main(["probe", str(FIXTURES), "--kind", "word-permute", "--q", "5", "--out", str(out), "--force"]) == 0
     assert "with q=5 < 22 labels" in capsys.readouterr().out

@@ -11,10 +11,14 @@ import pytest
 from clutrr.cli import main
 from clutrr.story.generator import GeneratorConfig, make_example
 from clutrr.core.kb import GENDERS, load_kb
+from clutrr.core.entailment import story_closure
+from clutrr.core.kb import bits
 from clutrr.diagnostics.recast import (
-    DROP_TARGET, ENTAILED, NOT_ENTAILED, Item, negative_relations, recast_splits, settle,
+    CONTRADICTION, DROP_NEUTRAL, DROP_TARGET, ENTAILED, MIXED, NEUTRAL, NOT_ENTAILED, negative_relations,
+    recast_splits, settle,
 )
-from clutrr.diagnostics.verify import query_predicates
+from clutrr.diagnostics.verify import query_predicates, row_facts
+from clutrr.diagnostics.worlds import world_facts
 from clutrr.io.datadir import Split, load_splits
 from diag_rows import FIXTURES, RELEASE, make_row
 
@@ -120,9 +124,10 @@ def test_an_unsound_kb_is_refused(capsys, tmp_path):
 def test_record_text_and_fields():
     split = _split(["son"])
     split.rows[0].story = "[H0] hugged [T0]."
-    rec = recast_splits([split], KB)[0][1][0]
+    rec, neg = recast_splits([split], KB)[0][1]
     assert rec == {"premise": "H0 hugged T0.", "hypothesis": "T0 is H0's son.", "label": ENTAILED,
                    "source_id": "r0", "k": 2, "split": "1.2_test", "relation": "son"}
+    assert neg["label"] == NOT_ENTAILED and neg["negative"] == CONTRADICTION
 
 
 def test_cli_writes_one_jsonl_per_split_and_the_counts(tmp_path, capsys):
@@ -158,3 +163,66 @@ def test_released_labels_are_not_taken_on_trust():
         assert (pred in query_predicates(KB, rows[rec["source_id"]])) == (rec["label"] == ENTAILED)
     recs, info = results["1.2_test"]
     assert info.fallback_negatives == info.kept == 38 and info.imbalance == 1.0
+
+
+def _two_families():
+    """Ann's son Bob and Carl's daughter Dora: nothing links the two pairs."""
+    row = make_row("toy", ("Ann", F), ("Bob", M), "son", story="[Ann]'s son is [Bob]. [Carl]'s daughter is [Dora].")
+    return replace(row, genders=[("Ann", F), ("Bob", M), ("Carl", M), ("Dora", F)], story_edges=[(0, 1), (2, 3)],
+                   edge_types=["son", "daughter"])
+
+
+def test_neutral_relations_are_witnessed_for_the_query_pair_and_open_pairs():
+    (item,), dropped = settle([_two_families()], KB, negatives=NEUTRAL)
+    assert item.gold == "son" and "brother" in item.negatives  # a son is never also a brother
+    # Carl may be Ann's husband and Dora their daughter: a world with both, and worlds without
+    assert item.neutral["husband"] == ("Ann", "Carl") and item.neutral["daughter"] == ("Ann", "Dora")
+    assert "son" not in item.negatives and item.neutral["son"] == ("Ann", "Carl")  # Carl may be Bob's brother
+    # one fact alone: the query pair's relation is settled and no other pair exists
+    lone = replace(_two_families(), story="[Ann]'s son is [Bob].", genders=[("Ann", F), ("Bob", M)],
+                   story_edges=[(0, 1)], edge_types=["son"])
+    assert settle([lone], KB, negatives=NEUTRAL) == ([], Counter({DROP_NEUTRAL: 1}))
+    assert settle([lone], KB)[0][0].neutral == {}  # contradictions only: no search
+    # a fact without a relation word (released noise) might refute what a world ignoring it holds
+    untyped = replace(_two_families(), story_edges=[(0, 1), (2, 3), (1, 2)])
+    assert settle([untyped], KB, negatives=NEUTRAL) == ([], Counter({DROP_NEUTRAL: 1}))
+
+
+def test_neutral_negatives_are_neither_derived_nor_refuted():
+    split = _generated(60)
+    rows = {r.id: r for r in split.rows}
+    world = world_facts(KB)
+    (_, records, summary), = recast_splits([split], KB, seed=0, negatives=NEUTRAL)
+    assert summary.kinds == Counter({NEUTRAL: summary.kept}) and summary.kept > 10
+    assert summary.dropped == Counter({DROP_NEUTRAL: len(split.rows) - summary.kept})
+    for rec in records:
+        if rec["label"] == ENTAILED:
+            continue
+        row = rows[rec["source_id"]]
+        tail, head = rec["hypothesis"][:-1].split(" is ")
+        head = head.removesuffix(f"'s {rec['relation']}")
+        names = [n for n, _ in row.genders]
+        x, y = names.index(head), names.index(tail)
+        closure = story_closure(KB, row_facts(KB, row))
+        derived = bits(closure.get((x, y), 0))
+        pred, gender = KB.parse_word(rec["relation"])
+        genders = [GENDERS.index(g) for _, g in row.genders]
+        assert gender == genders[y] and pred not in derived
+        assert world.possible(pred, genders[x], genders[y])
+        assert not any(world.excludes(pred, d) for d in derived)  # not refuted by what the story entails
+        assert (x, y) == tuple(row.query_edge) or not derived  # the query pair, or a pair the story leaves open
+
+
+def test_mixed_negatives_hold_both_kinds_and_stay_one_pair_per_label(tmp_path, capsys):
+    out = tmp_path / "nli"
+    assert main(["recast", str(FIXTURES), "--out", str(out), "--negatives", "mixed"]) == 0
+    assert "neutral" in capsys.readouterr().out
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["negatives"] == MIXED
+    kinds = Counter()
+    for name, info in summary["splits"].items():
+        recs = [json.loads(line) for line in (out / f"{name}.jsonl").read_text().splitlines()]
+        assert Counter(r["label"] for r in recs) == {ENTAILED: info["kept"], NOT_ENTAILED: info["kept"]}
+        kinds.update(r["negative"] for r in recs if r["label"] == NOT_ENTAILED)
+        assert info["negatives"] == {k: sum(r.get("negative") == k for r in recs) for k in (CONTRADICTION, NEUTRAL)}
+    assert kinds[CONTRADICTION] and kinds[NEUTRAL]

@@ -32,7 +32,7 @@ def test_items_cycle_through_k_and_noise():
         (2, "none"), (2, "supporting"), (4, "none"), (4, "supporting")]
     item = ds[2]
     assert item["metadata"]["k"] == 4 and len(item["metadata"]["pattern"].split("-")) >= 4
-    assert item["metadata"]["facts"][:4] and all(f[1] for f in item["metadata"]["facts"])
+    assert item["metadata"]["facts"][:4] and all(f["relation"] for f in item["metadata"]["facts"])
     head, tail = item["query"]
     assert item["question"].endswith(f"How is {tail} related to {head}?")
 
@@ -116,7 +116,9 @@ def test_reward_with_and_without_format_bonus():
     assert reward("<answer>aunt</answer>", item) == 1.0
     assert reward("She is his aunt.", item) == 1.0
     assert reward("<answer>aunt</answer>", item, format_bonus=0.1) == 1.1
-    assert reward("<answer>uncle</answer>", item, format_bonus=0.1) == 0.1
+    assert reward("<answer>uncle</answer>", item, format_bonus=0.1) == 0.0  # a wrong answer earns nothing
+    assert reward("<think><answer>aunt</answer></think>", item, format_bonus=0.1) == 0.0
+    assert reward("<think>Mary is his aunt.</think><answer>aunt</answer>", item, format_bonus=0.1) == 1.1
     assert reward("She is his aunt.", item, format_bonus=0.1) == 1.0
     assert reward("<answer>aunt</answer><answer>aunt</answer>", item, format_bonus=0.1) == 1.0
     assert reward(None, item, format_bonus=0.1) == 0.0

@@ -12,15 +12,27 @@ from typing import Any, Callable, Sequence
 
 from clutrr.core.kb import load_kb
 from clutrr.diagnostics.audit import ALPHA, MIN_WORD_COUNT, AuditResult, audit_dataset, render_markdown
-from clutrr.diagnostics.easy_hard import EASY, HARD, partition, prediction_records, write_csv_rows, write_jsonl
-from clutrr.diagnostics.nli_audit import BIASED_MODEL, audit_recast, is_recast_folder, load_recast, render_recast_markdown
+from clutrr.diagnostics.easy_hard import (
+    EASY, HARD, halves, indistinct, partition, prediction_records, render_halves, write_csv_rows, write_jsonl,
+)
+from clutrr.diagnostics.giveaway import RANKS
+from clutrr.diagnostics.nli_audit import (
+    COLUMNS, HYP_ENCODER, HYP_NB, Encoder, audit_recast, is_recast_folder, load_recast, render_recast_markdown,
+)
 from clutrr.diagnostics.progress import bar, read_splits
+from clutrr.diagnostics.stats import GREATER, TWO_SIDED
 from clutrr.errors import UsageError
+from clutrr.eval.models import load_callable
 from clutrr.io.staging import StagedDir
 
 NAME = "audit"
 HELP = ("audit a dataset for label artifacts: majority, query-only and story-bag baselines, give-away words; "
-        "on a recast folder, the hypothesis-only baseline")
+        "on a recast folder, the hypothesis-only baselines and the overlap heuristic")
+# Hypothesis-only encoders by name, found by import path when a recast folder is audited (as
+# `clutrr robustness` finds a model function), so the diagnostics never import the baselines.
+ENCODERS = {"bilstm": "clutrr.baselines.hypothesis_only:fit_predict"}
+SIGN_TESTS = {"two-sided": TWO_SIDED, "one-sided": GREATER}
+CLUTRR_BIASED = ("query_only", "story_bag")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -31,13 +43,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                       "(default: print markdown only)")
     parser.add_argument("--easy-hard", metavar="DIR",
                         help="write Tsuchiya's subsets: DIR/easy and DIR/hard hold, per split, the items the biased "
-                             "model (query-only; hypothesis-only on a recast folder) gets right and wrong")
+                             "model gets right and wrong")
+    parser.add_argument("--biased", metavar="MODEL",
+                        help="the model that defines easy and hard: query_only (default) or story_bag; on a recast "
+                             "folder hypothesis_encoder (default when it runs), hypothesis_nb or overlap")
+    parser.add_argument("--encoder", default="bilstm", metavar="NAME|MODULE:FUNCTION",
+                        help="hypothesis-only encoder of a recast folder: bilstm (default; needs PyTorch, skipped "
+                             "with a note without it), none, or a function fit_predict(train_texts, train_labels, "
+                             "train_groups, test_texts, seed) -> {'predictions': [...]}")
     parser.add_argument("--force", action="store_true", help="overwrite files in non-empty output folders")
     parser.add_argument("--kb", default="kinship", help="KB giving the label vocabulary (default: kinship)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the cross-validation folds (default: 0)")
     parser.add_argument("--alpha", type=float, default=ALPHA, help=f"significance level (default: {ALPHA})")
+    parser.add_argument("--sign-test", choices=tuple(SIGN_TESTS), default="two-sided",
+                        help="two-sided (default, Tsuchiya's test of a difference) or one-sided (the model is better)")
     parser.add_argument("--min-count", type=int, default=MIN_WORD_COUNT,
                         help=f"stories a give-away word must appear in (default: {MIN_WORD_COUNT})")
+    parser.add_argument("--giveaway-rank", choices=RANKS, default="p",
+                        help="order of the give-away words: by p (default) or by frequency (as Poliak et al.)")
     parser.add_argument("--strict", action="store_true",
                         help="exit with status 1 when a split exceeds the gender-prior ceiling "
                              "(on a recast folder: when the hypothesis alone beats the majority baseline)")
@@ -55,28 +78,53 @@ class _Audit:
     gold: Callable[[Any], str]
     describe: Callable[[int, Any], dict]
     suffix: str
+    columns: dict[str, str]
 
 
 def _clutrr_audit(args: argparse.Namespace) -> _Audit:
+    if args.biased not in (None, *CLUTRR_BIASED):
+        raise UsageError(f"--biased {args.biased!r}: a CLUTRR folder's biased model is one of {', '.join(CLUTRR_BIASED)}")
     kb = load_kb(args.kb)
     splits = read_splits(args.directory)
     with bar(sum(len(s.rows) for s in splits), desc="auditing") as progress:
         result = audit_dataset(splits, kb, seed=args.seed, alpha=args.alpha, min_count=args.min_count,
-                               step=progress.update)
+                               step=progress.update, alternative=SIGN_TESTS[args.sign_test], rank=args.giveaway_rank)
     return _Audit(result, render_markdown(result.report, Path(args.directory).resolve().name),
-                  {s.name: s.rows for s in splits}, "query_only", lambda r: r.target,
-                  lambda i, r: {"id": r.id, "k": r.k, "gold": r.target}, "csv")
+                  {s.name: s.rows for s in splits}, args.biased or "query_only", lambda r: r.target,
+                  lambda i, r: {"id": r.id, "k": r.k, "gold": r.target}, "csv",
+                  {"query_only": "q-only", "story_bag": "bag"})
+
+
+def load_encoder(spec: str) -> Encoder:
+    """The hypothesis-only encoder named by ``--encoder``: a built-in one whose dependencies are
+    missing is skipped with the reason; a user's function that cannot be imported is an error."""
+    if spec == "none":
+        return Encoder(None, "--encoder none")
+    if spec not in ENCODERS and ":" not in spec:
+        raise UsageError(f"--encoder takes {', '.join(ENCODERS)}, none or MODULE:FUNCTION, not {spec!r}")
+    try:
+        return Encoder(load_callable(ENCODERS.get(spec, spec)))
+    except UsageError as exc:
+        if spec in ENCODERS:
+            return Encoder(None, str(exc))
+        raise
 
 
 def _recast_audit(args: argparse.Namespace) -> _Audit:
+    encoder = load_encoder(args.encoder)
     with bar(desc="reading") as progress:
         splits = load_recast(args.directory, progress.update)
     with bar(sum(len(s.records) for s in splits), desc="auditing") as progress:
-        result = audit_recast(splits, seed=args.seed, alpha=args.alpha, step=progress.update)
+        result = audit_recast(splits, seed=args.seed, alpha=args.alpha, step=progress.update, encoder=encoder,
+                              alternative=SIGN_TESTS[args.sign_test])
+    models = result.report["models"]
+    biased = args.biased or (HYP_ENCODER if HYP_ENCODER in models else HYP_NB)
+    if biased not in models:
+        raise UsageError(f"--biased {biased!r}: this recast audit ran {', '.join(models)}")
     return _Audit(result, render_recast_markdown(result.report, Path(args.directory).resolve().name),
-                  {s.name: s.records for s in splits}, BIASED_MODEL, lambda r: r["label"],
+                  {s.name: s.records for s in splits}, biased, lambda r: r["label"],
                   lambda i, r: {"line": i + 1, "source_id": r.get("source_id"), "k": r.get("k"), "gold": r["label"]},
-                  "jsonl")
+                  "jsonl", COLUMNS)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -92,6 +140,9 @@ def run(args: argparse.Namespace) -> int:
         audit = (_recast_audit if recast else _clutrr_audit)(args)
         report = audit.result.report
         report["directory"] = str(Path(args.directory))
+        if subsets is not None:
+            report["easy_hard"] = _easy_hard(audit)
+            audit.markdown += "\n".join(render_halves(report["easy_hard"]["splits"], audit.biased, audit.columns)) + "\n"
         if out is not None:
             out.file("audit.md").write_text(audit.markdown, encoding="utf-8")
             out.file("audit.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
@@ -99,15 +150,27 @@ def run(args: argparse.Namespace) -> int:
                         [rec for name, preds in audit.result.predictions.items()
                          for rec in prediction_records(name, audit.items[name], preds, audit.describe)])
         if subsets is not None:
-            _write_subsets(subsets, audit, args.directory)
+            _write_subsets(subsets, audit, report["easy_hard"], args.directory)
     sys.stdout.write(audit.markdown)
     return 1 if args.strict and not report["summary"]["passes"] else 0
 
 
-def _write_subsets(out: StagedDir, audit: _Audit, source: str) -> None:
+def _easy_hard(audit: _Audit) -> dict:
+    """Each split's halves; UsageError when the biased model cannot tell the items of a split apart."""
+    same = indistinct(audit.result.predictions, audit.biased)
+    if same:
+        raise UsageError(f"--easy-hard: the {audit.columns.get(audit.biased, audit.biased)} model cannot tell the "
+                         f"items of {same[0]} apart (one answer for all, or its labels tie on every item), so easy "
+                         "and hard would only split the gold labels; choose another --biased model")
+    return {"biased_model": audit.biased, "easy": "items the biased model gets right", "hard": "items it gets wrong",
+            "splits": {name: {**halves(preds, audit.biased, [audit.gold(r) for r in audit.items[name]]),
+                              "evaluation": preds.evaluation}
+                       for name, preds in audit.result.predictions.items()}}
+
+
+def _write_subsets(out: StagedDir, audit: _Audit, manifest: dict, source: str) -> None:
     for sub in (EASY, HARD):
         out.file(sub).mkdir()
-    counts = {}
     for name, preds in audit.result.predictions.items():
         items = audit.items[name]
         parts = partition(items, preds.by_model[audit.biased], [audit.gold(r) for r in items])
@@ -117,7 +180,5 @@ def _write_subsets(out: StagedDir, audit: _Audit, source: str) -> None:
                 write_csv_rows(path, chosen)
             else:
                 write_jsonl(path, chosen)
-        counts[name] = {EASY: len(parts[EASY]), HARD: len(parts[HARD]), "evaluation": preds.evaluation}
-    manifest = {"source": str(source), "biased_model": audit.biased,
-                "easy": "items the biased model gets right", "hard": "items it gets wrong", "splits": counts}
-    out.file("easy_hard.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+    out.file("easy_hard.json").write_text(json.dumps({"source": str(source), **manifest}, indent=2) + "\n",
+                                          encoding="utf-8")

@@ -1,4 +1,4 @@
-"""``clutrr eval DATA``: score models on a dataset folder's test files; tables, JSON and a plot."""
+"""``clutrr eval DATA``: score models on a dataset folder's test files; tables, JSON, items and a plot."""
 from __future__ import annotations
 
 import argparse
@@ -10,12 +10,14 @@ from clutrr.errors import UsageError
 from clutrr.io.staging import check_output
 from clutrr.eval.data import load_eval_set
 from clutrr.eval.models import load_callable, predict_with_callable, predict_with_endpoint
+from clutrr.eval.plot import has_matplotlib
 from clutrr.eval.published import published, references
 from clutrr.eval.report import render_text
-from clutrr.eval.writer import write_report
 from clutrr.eval.scoring import evaluate
-from clutrr.llm.client import ChatClient, ChatSettings, EndpointError, ResponseCache, default_cache_path
-from clutrr.llm.prompts import STYLES
+from clutrr.eval.writer import write_report
+from clutrr.llm.client import (APIS, DEFAULT_MAX_TOKENS, CacheError, ChatClient, ChatSettings, EndpointError,
+                               ResponseCache, check_url, default_cache_path)
+from clutrr.llm.prompts import STYLES, PromptTemplate
 
 NAME = "eval"
 HELP = "evaluate models (prediction files, a Python callable or a chat endpoint) on a dataset folder"
@@ -33,17 +35,33 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     src.add_argument("--endpoint", metavar="URL", help="OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1")
     src.add_argument("--model-name", help="the model to ask at --endpoint")
     llm = parser.add_argument_group("endpoint options")
+    llm.add_argument("--api", choices=APIS, default="chat",
+                     help="chat: /chat/completions with chat messages (default); completions: /completions with "
+                          "one plain text ending in 'Answer:', for base models")
     llm.add_argument("--prompt", choices=sorted(STYLES), default="tagged",
                      help="tagged: answer inside <answer></answer> (default); plain: a plain chat question")
+    llm.add_argument("--system-prompt", metavar="TEXT",
+                     help="replace the system message ({words} becomes the relation words; '' drops it)")
+    llm.add_argument("--prompt-template", metavar="FILE",
+                     help="question text with {story}, {head}, {tail}, {question} and {words} placeholders")
+    llm.add_argument("--stop", action="append", default=None, metavar="TEXT",
+                     help="stop sequence (repeatable; default for --api completions: a new line)")
     llm.add_argument("--shots", type=int, default=0, help="worked examples from the training file (0)")
     llm.add_argument("--shot-seed", type=int, default=0, help="seed of the example draw (0)")
-    llm.add_argument("--cache", help="response cache file (default: $CLUTRR_CACHE or ~/.cache/clutrr/llm/MODEL.jsonl)")
-    llm.add_argument("--timeout", type=float, default=60.0, help="seconds per request (60)")
-    llm.add_argument("--retries", type=int, default=4, help="retries of a failed request (4)")
-    llm.add_argument("--backoff", type=float, default=1.0, help="first retry delay in seconds, doubled each time (1)")
-    llm.add_argument("--concurrency", type=int, default=4, help="requests in flight at once (4)")
+    llm.add_argument("--samples", type=int, default=1,
+                     help="answers per story; above 1 the report adds pass@k and majority vote (1)")
     llm.add_argument("--temperature", type=float, default=0.0, help="sampling temperature (0)")
-    llm.add_argument("--max-tokens", type=int, default=512, help="longest answer in tokens (512)")
+    llm.add_argument("--top-p", type=float, help="nucleus sampling probability (server default)")
+    llm.add_argument("--seed", type=int, help="sampling seed; sample i is sent seed+i (not sent by default)")
+    llm.add_argument("--max-tokens", type=int, default=DEFAULT_MAX_TOKENS,
+                     help=f"longest answer in tokens, reasoning included ({DEFAULT_MAX_TOKENS})")
+    llm.add_argument("--cache", help="response cache file (default: $CLUTRR_CACHE or ~/.cache/clutrr/llm/MODEL.jsonl)")
+    llm.add_argument("--timeout", type=float, default=60.0,
+                     help="seconds for a whole request: connecting, sending and reading the reply (60)")
+    llm.add_argument("--retries", type=int, default=4, help="retries of a failed request (4)")
+    llm.add_argument("--backoff", type=float, default=1.0,
+                     help="first retry delay in seconds, doubled each time, at most 30 (1)")
+    llm.add_argument("--concurrency", type=int, default=4, help="requests in flight at once (4)")
     llm.add_argument("--api-key-env", default="OPENAI_API_KEY",
                      help="environment variable holding the API key, if any (OPENAI_API_KEY)")
     scope = parser.add_argument_group("what to evaluate and report")
@@ -54,7 +72,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     scope.add_argument("--strict", action="store_true", help="a story without a prediction is an error")
     scope.add_argument("--reference", action="append", default=[], metavar="NAME",
                        help=f"published curve to add to the k table and plot: {', '.join(published())} (repeatable)")
-    scope.add_argument("--out", help="folder for report.md, report.json and accuracy_vs_k.png")
+    scope.add_argument("--out", help="folder for report.md, report.json, items.jsonl and accuracy_vs_k.png")
     scope.add_argument("--force", action="store_true", help="overwrite files in a non-empty --out folder")
 
 
@@ -70,12 +88,59 @@ def _check_args(args: argparse.Namespace) -> None:
         raise UsageError("nothing to evaluate: give --predictions, --model or --endpoint")
     if bool(args.endpoint) != bool(args.model_name):
         raise UsageError("--endpoint and --model-name go together")
+    if args.endpoint:
+        try:
+            check_url(args.endpoint)
+        except ValueError as exc:
+            raise UsageError(f"--endpoint {exc}") from None
     if args.shots < 0:
         raise UsageError(f"--shots must be non-negative, got {args.shots}")
     if args.concurrency < 1 or args.retries < 0 or args.timeout <= 0 or args.backoff < 0:
         raise UsageError("--concurrency must be >= 1, --retries and --backoff >= 0, --timeout > 0")
+    if not 1 <= args.samples <= 1024:
+        raise UsageError(f"--samples must be from 1 to 1024, got {args.samples}")
+    if args.max_tokens < 1 or args.temperature < 0 or args.top_p is not None and not 0 < args.top_p <= 1:
+        raise UsageError("--max-tokens must be >= 1, --temperature >= 0 and --top-p in (0, 1]")
+    if args.cache and Path(args.cache).is_dir():
+        raise UsageError(f"--cache {args.cache} is a folder; give a file path")
     if args.out:
         check_output(Path(args.out), args.force)
+
+
+def _template(path: str | None) -> PromptTemplate | None:
+    if not path:
+        return None
+    try:
+        return PromptTemplate(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise UsageError(f"--prompt-template {path}: cannot read ({exc.strerror})") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"--prompt-template {path}: not a UTF-8 text file") from None
+    except ValueError as exc:
+        raise UsageError(f"--prompt-template {path}: {exc}") from None
+
+
+def _endpoint_records(args: argparse.Namespace, data, progress: bool) -> list[dict]:
+    template = _template(args.prompt_template)
+    stop = tuple(args.stop) if args.stop is not None else (("\n",) if args.api == "completions" else ())
+    cache_path = Path(args.cache) if args.cache else default_cache_path(args.model_name)
+    settings = ChatSettings(args.endpoint, args.model_name, timeout=args.timeout, retries=args.retries,
+                            backoff=args.backoff, concurrency=args.concurrency, temperature=args.temperature,
+                            max_tokens=args.max_tokens, top_p=args.top_p, seed=args.seed, stop=stop, api=args.api,
+                            api_key=os.environ.get(args.api_key_env) or None)
+    try:
+        cache = ResponseCache(cache_path)
+    except CacheError as exc:
+        raise UsageError(str(exc)) from None
+    client = ChatClient(settings, cache)
+    try:
+        return predict_with_endpoint(client, data, args.prompt, args.shots, args.shot_seed, progress, args.samples,
+                                     args.system_prompt, template)
+    except EndpointError as exc:
+        n = len(cache)
+        raise UsageError(f"{exc}; {n} answer{'' if n == 1 else 's'} cached in {cache_path}, a rerun resumes") from None
+    except CacheError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -100,20 +165,13 @@ def run(args: argparse.Namespace) -> int:
         generated[name] = predict_with_callable(load_callable(spec), data, args.batch_size, name, progress)
         add(name, generated[name])
     if args.endpoint:
-        cache_path = Path(args.cache) if args.cache else default_cache_path(args.model_name)
-        settings = ChatSettings(args.endpoint, args.model_name, timeout=args.timeout, retries=args.retries,
-                                backoff=args.backoff, concurrency=args.concurrency, temperature=args.temperature,
-                                max_tokens=args.max_tokens, api_key=os.environ.get(args.api_key_env))
-        cache = ResponseCache(cache_path)
-        client = ChatClient(settings, cache)
-        try:
-            records = predict_with_endpoint(client, data, args.prompt, args.shots, args.shot_seed, progress)
-        except EndpointError as exc:
-            raise UsageError(f"{exc}; {len(cache)} answers are cached in {cache_path}, a rerun resumes") from None
-        generated[args.model_name] = records
-        add(args.model_name, records)
+        generated[args.model_name] = _endpoint_records(args, data, progress)
+        add(args.model_name, generated[args.model_name])
     sys.stdout.write(render_text(reports, refs))
     if args.out:
-        write_report(reports, args.out, refs, force=args.force, predictions=generated)
-        sys.stdout.write(f"wrote {Path(args.out) / 'report.md'}, report.json and accuracy_vs_k.png\n")
+        written = write_report(reports, args.out, refs, force=args.force, predictions=generated)
+        sys.stdout.write(f"wrote {', '.join(written)} in {args.out}\n")
+        if not has_matplotlib():
+            sys.stderr.write("clutrr eval: note: accuracy_vs_k.png not drawn: matplotlib is not installed "
+                             "(pip install 'clutrr[eval]')\n")
     return 0

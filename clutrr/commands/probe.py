@@ -3,13 +3,14 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections import Counter
 from pathlib import Path
 
 from clutrr.io.csv_format import CsvWriter
 from clutrr.io.staging import StagedDir
 from clutrr.errors import UsageError
 from clutrr.core.kb import load_kb
-from clutrr.diagnostics.probes import KINDS, THESIS_Q, Rerenderer, iter_probe
+from clutrr.diagnostics.probes import KINDS, THESIS_MIN_WORDS, THESIS_Q, Rerenderer, iter_probe
 from clutrr.diagnostics.progress import bar, read_splits
 
 NAME = "probe"
@@ -25,6 +26,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--q", type=int, default=THESIS_Q,
                         help=f"permutations per story for word-permute (default: {THESIS_Q}, as in Sinha's thesis; "
                              "Omega_rand differs from Omega_max only when q is at least the number of labels)")
+    parser.add_argument("--min-words", type=int, default=THESIS_MIN_WORDS,
+                        help=f"word-permute skips stories of fewer words (default: {THESIS_MIN_WORDS}: as in Sinha's "
+                             "thesis, stories of 5 words or fewer are not permuted)")
     parser.add_argument("--seed", type=int, default=0, help="probe seed (default: 0)")
     parser.add_argument("--kb", default="kinship", help="KB giving the relation words (default: kinship)")
 
@@ -35,6 +39,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"unknown --kind {args.kind!r} (choose from {', '.join(KINDS)})")
     if args.q < 1:
         raise UsageError("--q must be at least 1")
+    if args.min_words < 2:
+        raise UsageError("--min-words must be at least 2 (a word permutation needs two words)")
     kb = load_kb(args.kb)
     splits = read_splits(args.directory)
     tests = [s for s in splits if not s.is_train]
@@ -44,28 +50,31 @@ def run(args: argparse.Namespace) -> int:
     out_dir = Path(args.out) if args.out else Path("probes") / Path(args.directory).resolve().name / args.kind
     meta = {"kind": args.kind, "source": args.directory, "seed": args.seed, "kb": kb.name, "files": {}}
     if args.kind == "word-permute":
-        meta["q"] = args.q
-    notes = []
+        meta["q"], meta["min_words"] = args.q, args.min_words
+    notes, skips = [], []
     with StagedDir(out_dir, force=args.force) as out, \
             bar(sum(len(s.rows) for s in tests), desc=args.kind, unit="story") as progress:
         for s in tests:  # rows are written as they are made: a word-permute probe is q times its test file
             rerender = Rerenderer.beside(s.path, kb) if args.kind == "gender-swap" else None
-            n = 0
+            n, skipped = 0, Counter()
             with open(out.file(s.path.name), "w", newline="", encoding="utf-8") as fh:
                 writer = CsvWriter(fh)
                 for row in s.rows:
                     for probe in iter_probe(args.kind, [row], kb, seed=args.seed, q=args.q, avoid_names=avoid,
-                                            rerender=rerender):
+                                            rerender=rerender, min_words=args.min_words, skipped=skipped):
                         writer.write(probe)
                         n += 1
                     progress.update()
-            meta["files"][s.path.name] = {"stories": len(s.rows), "rows": n}
+            meta["files"][s.path.name] = {"stories": len(s.rows), "rows": n, "skipped": dict(sorted(skipped.items()))}
+            if skipped:
+                skips.append(f"{s.path.name}: {sum(skipped.values())} of {len(s.rows)} stories skipped: "
+                             + "; ".join(f"{k} {why}" for why, k in sorted(skipped.items())))
             if args.kind == "gender-swap":
                 notes.append(_swap_note(s, rerender))
         if notes:
             meta["gender_swap"] = notes
         out.file("probe.json").write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
-    for note in notes:
+    for note in notes + skips:
         print(note)
     rows = sum(f["rows"] for f in meta["files"].values())
     print(f"wrote {rows} {args.kind} rows in {len(tests)} files to {out_dir}")

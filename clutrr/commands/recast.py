@@ -6,7 +6,7 @@ import json
 
 from clutrr.core.kb import load_kb
 from clutrr.diagnostics.progress import bar
-from clutrr.diagnostics.recast import check_kb, recast_splits
+from clutrr.diagnostics.recast import CONTRADICTION, NEGATIVES, check_kb, recast_splits
 from clutrr.io.datadir import load_splits
 from clutrr.io.staging import StagedDir
 
@@ -23,6 +23,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="sound KB whose closure of each story gives the labels: kinship or kinship-blood "
                              "(default: kinship)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the negative relations (default: 0)")
+    parser.add_argument("--negatives", choices=NEGATIVES, default=CONTRADICTION,
+                        help="kind of the not-entailed hypotheses: contradiction (default: surely false), neutral "
+                             "(neither entailed nor refuted, witnessed in worlds of the world model; stories without "
+                             "one are dropped) or mixed (either, as the recasting papers' not-entailed class)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -32,8 +36,9 @@ def run(args: argparse.Namespace) -> int:
     splits = load_splits(args.directory)
     with StagedDir(args.out, force=args.force) as out:
         with bar(sum(len(s.rows) for s in splits), desc="recasting", unit="story") as progress:
-            results = recast_splits(splits, kb, seed=args.seed, step=progress.update)
-        summary = {"source": args.directory, "kb": kb.name, "seed": args.seed, "splits": {}}
+            results = recast_splits(splits, kb, seed=args.seed, step=progress.update, negatives=args.negatives)
+        summary = {"source": args.directory, "kb": kb.name, "seed": args.seed, "negatives": args.negatives,
+                   "splits": {}}
         for split, records, info in results:
             with open(out.file(f"{split.name}.jsonl"), "w", encoding="utf-8") as fh:
                 for rec in records:

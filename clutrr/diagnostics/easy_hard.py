@@ -2,9 +2,16 @@
 
 Tsuchiya (2018) split an NLI test set by whether a biased model (one that sees only part of
 the input) gets an item right: the *easy* items it gets right, the *hard* ones it gets
-wrong, so a model's score on the hard subset shows what it does beyond the bias. Here the
-biased model is the audit's query-only model on CLUTRR folders and its hypothesis-only
-model on recast folders.
+wrong, and reported how models score on each: a model's score on the hard subset shows what
+it does beyond the bias. Here the biased model is the audit's query-only model on CLUTRR
+folders, and a hypothesis-only model on recast folders (the encoder when it ran, else the
+Naive Bayes).
+
+A split is only split when the biased model can tell its items apart. A model without a
+preference on any item of a split (all its labels tie on every item: the hypothesis-only
+Naive Bayes on exactly balanced hypotheses) "predicts" its tie-break label everywhere, so its
+easy/hard split would be a split by gold label, as would that of a model giving every item
+one label; :func:`indistinct` finds such splits so the command can refuse them.
 """
 from __future__ import annotations
 
@@ -12,7 +19,7 @@ import json
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
-from clutrr.diagnostics.audit import Predictions
+from clutrr.diagnostics.models import Predictions
 from clutrr.io.csv_format import CsvWriter
 
 EASY, HARD = "easy", "hard"
@@ -32,6 +39,48 @@ def partition(items: Sequence[Any], biased: Sequence[str], gold: Sequence[str]) 
     out: dict[str, list[Any]] = {EASY: [], HARD: []}
     for item, p, g in zip(items, biased, gold):
         out[EASY if p == g else HARD].append(item)
+    return out
+
+
+def indistinct(predictions: dict[str, Predictions], biased: str) -> list[str]:
+    """The splits whose items the biased model cannot tell apart: it ties on every item, or
+    gives every item the same label (either way, easy and hard would be the gold labels)."""
+    return [name for name, p in predictions.items()
+            if len(set(p.by_model[biased])) < 2 or (p.tied.get(biased) and all(p.tied[biased]))]
+
+
+def halves(preds: Predictions, biased: str, gold: Sequence[str]) -> dict:
+    """Sizes of the easy and hard halves, the biased model's ties, and every other model's
+    accuracy on each half (None on an empty half)."""
+    right = [p == g for p, g in zip(preds.by_model[biased], gold)]
+    out: dict[str, Any] = {EASY: sum(right), HARD: len(right) - sum(right),
+                           "tied": sum(preds.tied.get(biased, [])), "accuracy": {}}
+    for name, p in preds.by_model.items():
+        if name in (biased, "majority"):
+            continue
+        acc = {}
+        for half, want in ((EASY, True), (HARD, False)):
+            idx = [i for i, r in enumerate(right) if r == want]
+            acc[half] = sum(p[i] == gold[i] for i in idx) / len(idx) if idx else None
+        out["accuracy"][name] = acc
+    return out
+
+
+def render_halves(splits: dict[str, dict], biased: str, columns: dict[str, str]) -> list[str]:
+    """The markdown section of the easy and hard subsets."""
+    names = list(dict.fromkeys(m for h in splits.values() for m in h["accuracy"]))
+    out = ["", "## Easy and hard subsets", "",
+           f"Items the biased model ({columns.get(biased, biased)}) gets right (easy) and wrong (hard), and every "
+           "other model's accuracy (%) on each half.", "",
+           "| split | easy | hard | " + " | ".join(f"{columns.get(m, m)} easy | {columns.get(m, m)} hard"
+                                                   for m in names) + " |",
+           "|---|---|---|" + "---|---|" * len(names)]
+    for split, h in splits.items():
+        cells = []
+        for m in names:
+            acc = h["accuracy"].get(m, {})
+            cells += ["–" if acc.get(half) is None else f"{100 * acc[half]:.1f}" for half in (EASY, HARD)]
+        out.append(f"| {split} | {h[EASY]} | {h[HARD]} | " + " | ".join(cells) + " |")
     return out
 
 

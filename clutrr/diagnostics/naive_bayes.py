@@ -42,11 +42,28 @@ class MultinomialNB:
         self._log_lik = np.log(smoothed / smoothed.sum(axis=1, keepdims=True))
         return self
 
+    def scores(self, features: Sequence[Iterable[str]]) -> np.ndarray:
+        """Log joint probabilities, one row per feature bag, one column per label (``labels`` order)."""
+        out = np.zeros((len(features), len(self.labels)))
+        for i, bag in enumerate(features):
+            ids = [self.vocab[w] for w in bag if w in self.vocab]
+            out[i] = self._log_prior + self._log_lik[:, ids].sum(axis=1)
+        return out
+
     def predict(self, features: Sequence[Iterable[str]]) -> list[str]:
         """The most probable label of each feature bag."""
-        out = []
-        for bag in features:
-            ids = [self.vocab[w] for w in bag if w in self.vocab]
-            scores = self._log_prior + self._log_lik[:, ids].sum(axis=1)
-            out.append(self.labels[int(np.argmax(scores))])
-        return out
+        return [self.labels[int(i)] for i in np.argmax(self.scores(features), axis=1)]
+
+    def predict_ties(self, features: Sequence[Iterable[str]]) -> tuple[list[str], list[bool]]:
+        """The most probable label of each bag, and whether every label scores the same (the
+        model has no preference: the tie goes to the first label in sorted order)."""
+        scores = self.scores(features)
+        best = np.argmax(scores, axis=1)
+        return [self.labels[int(i)] for i in best], tied_rows(scores)
+
+
+def tied_rows(scores: np.ndarray, tolerance: float = 1e-9) -> list[bool]:
+    """For each row of a score matrix, whether every column scores the same (no preference)."""
+    if scores.shape[0] == 0:
+        return []
+    return (scores.max(axis=1) - scores.min(axis=1) <= tolerance).tolist()

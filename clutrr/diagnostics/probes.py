@@ -1,8 +1,11 @@
 """Probe sets: perturbed copies of test stories, with labels recomputed where the probe changes them.
 
-- ``sentence-shuffle``: the story's sentences in a new order; labels unchanged.
-- ``word-permute``: ``q`` permutations of the story's words per story, each a derangement
-  (no word keeps its position); labels unchanged. Row ids get a ``::perm<j>`` suffix.
+- ``sentence-shuffle``: the story's sentences in a new order; labels unchanged. A story of
+  one sentence (or of identical sentences) has no other order and is skipped.
+- ``word-permute``: ``q`` distinct permutations of the story's words per story, each a
+  derangement (no word keeps its position); labels unchanged. Row ids get a ``::perm<j>``
+  suffix. As in Sinha's thesis, stories of 5 words or fewer are skipped (``min_words``) and a
+  story without q distinct permutations is dropped.
 - ``gender-swap``: every person gets a name of the other gender and the target is
   relabelled to the other-gender word of the same predicate. A generated story (its JSONL
   records and ``config.json`` beside the CSV) is re-rendered through its templates with
@@ -19,6 +22,7 @@ from __future__ import annotations
 import json
 import random
 import re
+from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Sequence
@@ -36,7 +40,12 @@ from clutrr.render.templates import Template
 KINDS = ("sentence-shuffle", "word-permute", "gender-swap", "entity-rename")
 PERM_SEP = "::perm"
 THESIS_Q = 100  # word permutations per story in Sinha's thesis (ch. 4)
+THESIS_MIN_WORDS = 6  # the thesis skips sentences of 5 words or fewer
 _DERANGE_TRIES = 200
+_UNIQUE_TRIES = 50  # draws per wanted permutation before a story counts as without q distinct ones
+SKIP_SHORT = "under {} words"
+SKIP_FEW_PERMUTATIONS = "with fewer distinct permutations than q"
+SKIP_ONE_ORDER = "with no other sentence order"
 
 # Gendered words outside the KB, male -> female; "her" is handled apart (his or him).
 _EXTRA_PAIRS = (
@@ -89,25 +98,41 @@ def split_sentences(story: str) -> list[str]:
 
 
 def sentence_shuffle(row: StoryRow, seed: int) -> list[StoryRow]:
-    """The story with its sentences reordered (never left in the original order if it has two or more)."""
+    """The story with its sentences reordered; nothing when no other order exists (one
+    sentence, or sentences that are all the same)."""
     sents = split_sentences(row.story)
-    if len(sents) > 1:
-        perm = derangement(len(sents), _rng("sentence-shuffle", seed, row))
-        sents = [sents[p] for p in perm]
-    return [replace(row, story=" ".join(sents))]
+    if len(set(sents)) < 2:
+        return []
+    perm = word_derangement(sents, _rng("sentence-shuffle", seed, row))
+    story = " ".join(sents[p] for p in perm)
+    return [replace(row, story=story)] if story != " ".join(sents) else []
 
 
-def word_permute(row: StoryRow, seed: int, q: int) -> list[StoryRow]:
-    """``q`` copies of the row whose story words are deranged; stories under two words are skipped."""
+def word_permute(row: StoryRow, seed: int, q: int, min_words: int = THESIS_MIN_WORDS) -> list[StoryRow]:
+    """``q`` copies of the row whose story words are deranged, no two alike; nothing for a story
+    under ``min_words`` words (and at least two) or without ``q`` distinct permutations."""
     words = row.story.split()
-    if len(words) < 2:
+    if len(words) < max(2, min_words):
         return []
     rng = _rng("word-permute", seed, row)
-    out = []
-    for j in range(q):
+    seen, out = {row.story}, []
+    for _ in range(q * _UNIQUE_TRIES):
+        if len(out) == q:
+            break
         perm = word_derangement(words, rng)
-        out.append(replace(row, id=f"{row.id}{PERM_SEP}{j}", story=" ".join(words[p] for p in perm)))
-    return out
+        story = " ".join(words[p] for p in perm)
+        if story not in seen:
+            seen.add(story)
+            out.append(replace(row, id=f"{row.id}{PERM_SEP}{len(out)}", story=story))
+    return out if len(out) == q else []
+
+
+def skip_reason(kind: str, row: StoryRow, min_words: int = THESIS_MIN_WORDS) -> str:
+    """Why a probe of ``kind`` wrote nothing for ``row``."""
+    if kind == "sentence-shuffle":
+        return SKIP_ONE_ORDER
+    short = len(row.story.split()) < max(2, min_words)
+    return SKIP_SHORT.format(max(2, min_words)) if short else SKIP_FEW_PERMUTATIONS
 
 
 def _fresh_names(row: StoryRow, gender_of: Callable[[str], str], avoid: set[str], rng: random.Random) -> dict[str, str]:
@@ -365,25 +390,30 @@ def entity_rename(row: StoryRow, seed: int, avoid: set[str]) -> list[StoryRow]:
 
 
 def iter_probe(kind: str, rows: Iterable[StoryRow], kb: KB, seed: int = 0, q: int = THESIS_Q,
-               avoid_names: set[str] | None = None, rerender: Rerenderer | None = None) -> Iterator[StoryRow]:
+               avoid_names: set[str] | None = None, rerender: Rerenderer | None = None,
+               min_words: int = THESIS_MIN_WORDS, skipped: Counter | None = None) -> Iterator[StoryRow]:
     """The probe rows of ``kind`` for ``rows``, one story at a time; raises UsageError for an
     unknown kind or a target outside the KB. ``rerender`` (gender-swap) re-renders generated
-    stories through their templates."""
+    stories through their templates; ``skipped`` counts the stories that gave no row, by reason."""
     if kind not in KINDS:
         raise UsageError(f"unknown probe kind {kind!r} (choose from {', '.join(KINDS)})")
     build: Callable[[StoryRow], list[StoryRow]] = {
         "sentence-shuffle": lambda r: sentence_shuffle(r, seed),
-        "word-permute": lambda r: word_permute(r, seed, q),
+        "word-permute": lambda r: word_permute(r, seed, q, min_words),
         "gender-swap": lambda r: gender_swap(r, seed, kb, rerender),
         "entity-rename": lambda r: entity_rename(r, seed, avoid_names or set()),
     }[kind]
     for r in rows:
         if r.target.strip().lower() not in kb.word_index:
             raise UsageError(f"row {r.id}: target {r.target!r} is not a relation word of KB {kb.name!r}")
-        yield from build(r)
+        made = build(r)
+        if not made and skipped is not None:
+            skipped[skip_reason(kind, r, min_words)] += 1
+        yield from made
 
 
 def make_probe(kind: str, rows: Sequence[StoryRow], kb: KB, seed: int = 0, q: int = THESIS_Q,
-               avoid_names: set[str] | None = None, rerender: Rerenderer | None = None) -> list[StoryRow]:
+               avoid_names: set[str] | None = None, rerender: Rerenderer | None = None,
+               min_words: int = THESIS_MIN_WORDS, skipped: Counter | None = None) -> list[StoryRow]:
     """The probe rows of ``kind`` for ``rows`` (see :func:`iter_probe`)."""
-    return list(iter_probe(kind, rows, kb, seed, q, avoid_names, rerender))
+    return list(iter_probe(kind, rows, kb, seed, q, avoid_names, rerender, min_words, skipped))

@@ -12,6 +12,15 @@ for the query pair (A, B):
   derived relation (so it is false, not merely unproven). A story with no such relation is
   dropped and counted.
 
+The not-entailed hypotheses of the recasting papers (White et al., 2017; Poliak et al.'s
+Diverse NLI Collection, 2018) hold both contradictions and neutral statements. ``negatives``
+chooses: ``contradiction`` (the default, above), ``neutral`` (a relation the story neither
+entails nor refutes, witnessed in worlds of the world model (:mod:`clutrr.diagnostics.witness`):
+for the query pair, or for a pair of people whose relation the story leaves open; a story
+without one is dropped and counted) or ``mixed`` (a neutral hypothesis for half the stories
+that have one, drawn at random, a contradiction for the others).
+Each not-entailed record names its kind in ``negative``.
+
 Negatives are balanced: within each gender of B they are a rearrangement of the split's own
 gold relations (items laid on a circle grouped by relation, each taking the relation of the
 item half a circle away; an invalid pick is swapped with another item's), so each relation
@@ -27,8 +36,10 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from clutrr.core.kb import GENDERS, KB
-from clutrr.diagnostics.verify import query_predicates
+from clutrr.core.entailment import story_closure
+from clutrr.core.kb import GENDERS, KB, bits
+from clutrr.diagnostics.verify import row_facts
+from clutrr.diagnostics.witness import neutral_relations
 from clutrr.diagnostics.worlds import WorldFacts, world_facts
 from clutrr.errors import UsageError
 from clutrr.io.csv_format import StoryRow
@@ -36,9 +47,12 @@ from clutrr.io.datadir import Split
 
 ENTAILED = "entailed"
 NOT_ENTAILED = "not-entailed"
+CONTRADICTION, NEUTRAL, MIXED = "contradiction", "neutral", "mixed"
+NEGATIVES = (CONTRADICTION, NEUTRAL, MIXED)
 DROP_UNPARSABLE = "unparsable"
 DROP_TARGET = "target not entailed by the story"
 DROP_NEGATIVE = "no relation is surely false"
+DROP_NEUTRAL = "no neutral relation witnessed"
 
 
 def premise_text(story: str) -> str:
@@ -60,6 +74,7 @@ class RecastSummary:
     dropped: Counter = field(default_factory=Counter)
     fallback_negatives: int = 0
     imbalance: float = 0.0  # total variation distance between the two labels' relation words
+    kinds: Counter = field(default_factory=Counter)  # not-entailed records by kind (contradiction, neutral)
 
     @property
     def kept(self) -> int:
@@ -69,7 +84,8 @@ class RecastSummary:
     def as_dict(self) -> dict:
         """A JSON-ready dict."""
         return {"stories": self.stories, "kept": self.kept, "dropped": dict(sorted(self.dropped.items())),
-                "pairs": dict(self.pairs), "fallback_negatives": self.fallback_negatives,
+                "pairs": dict(self.pairs), "negatives": {k: self.kinds.get(k, 0) for k in (CONTRADICTION, NEUTRAL)},
+                "fallback_negatives": self.fallback_negatives,
                 "word_balance": "balanced" if self.imbalance == 0 else "broken",
                 "relation_word_imbalance": round(self.imbalance, 4)}
 
@@ -78,6 +94,8 @@ class RecastSummary:
         drops = "; ".join(f"{n} {why}" for why, n in sorted(self.dropped.items()))
         text = (f"{name}: {self.stories} stories -> {sum(self.pairs.values())} pairs"
                 f" ({self.kept} kept{'; dropped: ' + drops if drops else ''})")
+        if self.kinds.get(NEUTRAL):
+            text += f"; negatives: {self.kinds[CONTRADICTION]} contradiction, {self.kinds[NEUTRAL]} neutral"
         if self.fallback_negatives:
             text += f"; {self.fallback_negatives} negatives from the fallback prior"
         if self.imbalance > 0:
@@ -88,11 +106,22 @@ class RecastSummary:
 
 @dataclass(frozen=True)
 class Item:
-    """A story the KB settles: its gold relation word and the words that are surely false."""
+    """A story the KB settles: its gold relation word, the words that are surely false for the
+    query pair, and the witnessed neutral words, each with the pair (head, tail names) it is
+    neutral for (the query pair when it can be)."""
 
     row: StoryRow
     gold: str
     negatives: frozenset[str]
+    neutral: dict[str, tuple[str, str]] = field(default_factory=dict)
+
+    def allowed(self, kind: str) -> frozenset[str]:
+        """The words a not-entailed hypothesis of ``kind`` (contradiction, neutral, or either) may name."""
+        if kind == CONTRADICTION:
+            return self.negatives
+        if kind == NEUTRAL:
+            return frozenset(self.neutral)
+        return self.negatives | frozenset(self.neutral)
 
 
 def check_kb(kb: KB) -> None:
@@ -116,8 +145,29 @@ def _false_words(kb: KB, world: WorldFacts, derived: tuple[int, ...], head_gende
     return frozenset(out)
 
 
-def settle(rows: Sequence[StoryRow], kb: KB, step: Callable[[], object] | None = None) -> tuple[list[Item], Counter]:
-    """The rows the KB settles, as items, and the count of the others per reason."""
+def _neutral_words(kb: KB, row: StoryRow, facts: list[tuple[int, int, int]], genders: list[int],
+                   closure: dict[tuple[int, int], int]) -> dict[str, tuple[str, str]]:
+    """Witnessed neutral words: for the query pair, then for each pair the story leaves open.
+    None for a story with facts the KB cannot read (released noise edges carry no relation
+    word): a world that ignores them might hold what they refute."""
+    if len(row.edge_types) < len(row.story_edges) or not all(row.edge_types):
+        return {}
+    derived = {pair: set(bits(v)) for pair, v in closure.items()}
+    n = len(genders)
+    pairs = [tuple(row.query_edge)] + [(x, y) for x in range(n) for y in range(n)
+                                       if x != y and not derived.get((x, y)) and (x, y) != tuple(row.query_edge)]
+    names = [name for name, _ in row.genders]
+    out: dict[str, tuple[str, str]] = {}
+    for (x, y), preds in neutral_relations(kb, facts, genders, pairs, derived).items():
+        for p in preds:
+            out.setdefault(kb.word(p, genders[y]), (names[x], names[y]))
+    return out
+
+
+def settle(rows: Sequence[StoryRow], kb: KB, step: Callable[[], object] | None = None,
+           negatives: str = CONTRADICTION) -> tuple[list[Item], Counter]:
+    """The rows the KB settles, as items, and the count of the others per reason. With
+    ``negatives`` neutral or mixed, each item also gets its witnessed neutral words."""
     world = world_facts(kb)
     cache: dict[tuple, frozenset[str]] = {}
     items, dropped = [], Counter()
@@ -125,10 +175,13 @@ def settle(rows: Sequence[StoryRow], kb: KB, step: Callable[[], object] | None =
         if step is not None:
             step()
         try:
-            derived = tuple(query_predicates(kb, row))
-            pred, g = kb.parse_word(row.target)
+            facts = row_facts(kb, row)
+            closure = story_closure(kb, facts)
             h, t = row.query_edge
-            head_g, tail_g = (GENDERS.index(row.genders[x][1]) for x in (h, t))
+            derived = tuple(bits(closure.get((h, t), 0)))
+            pred, g = kb.parse_word(row.target)
+            genders = [GENDERS.index(gender) for _, gender in row.genders]
+            head_g, tail_g = genders[h], genders[t]
         except (KeyError, ValueError, IndexError):
             dropped[DROP_UNPARSABLE] += 1
             continue
@@ -138,10 +191,12 @@ def settle(rows: Sequence[StoryRow], kb: KB, step: Callable[[], object] | None =
         key = (derived, head_g, tail_g)
         if key not in cache:
             cache[key] = _false_words(kb, world, derived, head_g, tail_g)
-        if not cache[key]:
-            dropped[DROP_NEGATIVE] += 1
+        neutral = _neutral_words(kb, row, facts, genders, closure) if negatives != CONTRADICTION else {}
+        item = Item(row, kb.word(pred, tail_g), cache[key], neutral)
+        if not item.allowed(negatives):
+            dropped[DROP_NEUTRAL if negatives == NEUTRAL else DROP_NEGATIVE] += 1
             continue
-        items.append(Item(row, kb.word(pred, tail_g), cache[key]))
+        items.append(item)
     return items, dropped
 
 
@@ -164,9 +219,10 @@ def _draw(prior: Counter, allowed: frozenset[str], rng: random.Random) -> str:
     return rng.choices(words, weights=[prior.get(w, 1) for w in words])[0]
 
 
-def negative_relations(items: Sequence[Item], kb: KB, prior: dict[int, Counter],
-                       rng: random.Random) -> tuple[list[str], int]:
-    """A surely false relation for each item, balanced against the gold relations.
+def negative_relations(items: Sequence[Item], kb: KB, prior: dict[int, Counter], rng: random.Random,
+                       kinds: Sequence[str] | None = None) -> tuple[list[str], int]:
+    """A not-entailed relation for each item, of the kind ``kinds[i]`` (default: surely false),
+    balanced against the gold relations.
 
     Returns the relations and the number drawn from ``prior`` because no rearrangement of
     the gold relations fitted.
@@ -186,16 +242,17 @@ def negative_relations(items: Sequence[Item], kb: KB, prior: dict[int, Counter],
         shift = len(circle) // 2
         for pos, i in enumerate(circle):
             out[i] = items[circle[(pos + shift) % len(circle)]].gold
+        allowed = {i: items[i].allowed(kinds[i] if kinds else CONTRADICTION) for i in group}
         for pos, i in enumerate(circle):
-            if out[i] in items[i].negatives:
+            if out[i] in allowed[i]:
                 continue
             for step in range(1, len(circle)):
                 j = circle[(pos + step) % len(circle)]
-                if out[j] in items[i].negatives and out[i] in items[j].negatives:
+                if out[j] in allowed[i] and out[i] in allowed[j]:
                     out[i], out[j] = out[j], out[i]
                     break
             else:
-                out[i] = _draw(prior[g], items[i].negatives, rng)
+                out[i] = _draw(prior[g], allowed[i], rng)
                 fallback += 1
     return out, fallback
 
@@ -208,38 +265,51 @@ def imbalance(entailed: Sequence[str], negative: Sequence[str]) -> float:
 
 
 def recast_items(split_name: str, items: Sequence[Item], kb: KB, prior: dict[int, Counter],
-                 seed: int = 0) -> tuple[list[dict], int, float]:
+                 seed: int = 0, negatives: str = CONTRADICTION) -> tuple[list[dict], int, float]:
     """NLI records (one entailed and one not-entailed pair per item), the number of fallback
     negatives, and the relation-word imbalance between the labels."""
     rng = random.Random(f"recast:{seed}:{split_name}")
-    negatives, fallback = negative_relations(items, kb, prior, rng)
+    if negatives == MIXED:  # half the stories that have a neutral relation get one, the others a contradiction
+        kinds = [NEUTRAL if it.neutral and rng.random() < 0.5 else CONTRADICTION for it in items]
+    else:
+        kinds = [negatives] * len(items)
+    chosen, fallback = negative_relations(items, kb, prior, rng, kinds)
     records = []
-    for it, neg in zip(items, negatives):
+    for it, neg, want in zip(items, chosen, kinds):
         head, tail = it.row.query
         premise = premise_text(it.row.story)
-        for label, relation in ((ENTAILED, it.gold), (NOT_ENTAILED, neg)):
-            records.append({
+        kind = NEUTRAL if want == NEUTRAL or neg not in it.negatives else CONTRADICTION
+        neg_head, neg_tail = (head, tail) if kind == CONTRADICTION else it.neutral[neg]
+        for label, (h, t), relation in ((ENTAILED, (head, tail), it.gold), (NOT_ENTAILED, (neg_head, neg_tail), neg)):
+            rec = {
                 "premise": premise,
-                "hypothesis": hypothesis_text(head, tail, relation),
+                "hypothesis": hypothesis_text(h, t, relation),
                 "label": label,
                 "source_id": it.row.id,
                 "k": it.row.k,
                 "split": split_name,
                 "relation": relation,
-            })
-    return records, fallback, imbalance([it.gold for it in items], negatives)
+            }
+            if label == NOT_ENTAILED:
+                rec["negative"] = kind
+            records.append(rec)
+    return records, fallback, imbalance([it.gold for it in items], chosen)
 
 
-def recast_splits(splits: Sequence[Split], kb: KB, seed: int = 0,
-                  step: Callable[[], object] | None = None) -> list[tuple[Split, list[dict], RecastSummary]]:
+def recast_splits(splits: Sequence[Split], kb: KB, seed: int = 0, step: Callable[[], object] | None = None,
+                  negatives: str = CONTRADICTION) -> list[tuple[Split, list[dict], RecastSummary]]:
     """Recast every split; the fallback prior pools the settled items of all splits.
-    ``step`` is called once per story (a progress bar's update)."""
+    ``step`` is called once per story (a progress bar's update); ``negatives`` is the kind of
+    the not-entailed hypotheses (contradiction, neutral or mixed)."""
     check_kb(kb)
-    settled = [settle(s.rows, kb, step) for s in splits]
+    if negatives not in NEGATIVES:
+        raise UsageError(f"negatives must be one of {', '.join(NEGATIVES)}, not {negatives!r}")
+    settled = [settle(s.rows, kb, step, negatives) for s in splits]
     prior = label_prior([it for items, _ in settled for it in items], kb)
     out = []
     for split, (items, dropped) in zip(splits, settled):
-        records, fallback, gap = recast_items(split.name, items, kb, prior, seed)
-        summary = RecastSummary(len(split.rows), Counter(r["label"] for r in records), dropped, fallback, gap)
+        records, fallback, gap = recast_items(split.name, items, kb, prior, seed, negatives)
+        summary = RecastSummary(len(split.rows), Counter(r["label"] for r in records), dropped, fallback, gap,
+                                Counter(r["negative"] for r in records if "negative" in r))
         out.append((split, records, summary))
     return out

@@ -5,6 +5,8 @@ import math
 from dataclasses import dataclass
 from typing import Sequence
 
+TWO_SIDED, GREATER = "two-sided", "greater"
+
 
 def binomial_upper_tail(successes: int, trials: int) -> float:
     """P(X >= successes) for X ~ Binomial(trials, 1/2), computed exactly with integers."""
@@ -15,13 +17,23 @@ def binomial_upper_tail(successes: int, trials: int) -> float:
     return sum(math.comb(trials, i) for i in range(successes, trials + 1)) / (1 << trials)
 
 
+def binomial_two_sided(successes: int, trials: int) -> float:
+    """The two-sided exact p-value of ``successes`` in ``trials`` fair coin flips: twice the
+    smaller tail, at most 1 (the binomial with p = 1/2 is symmetric)."""
+    if not 0 <= successes <= trials:
+        raise ValueError("need 0 <= successes <= trials")
+    smaller = min(successes, trials - successes)
+    return min(1.0, 2 * binomial_upper_tail(trials - smaller, trials))
+
+
 @dataclass(frozen=True)
 class SignTest:
-    """A one-sided exact sign test of model A against model B on paired items."""
+    """An exact sign test of model A against model B on paired items."""
 
     wins: int  # items A gets right and B gets wrong
     losses: int  # items B gets right and A gets wrong
-    p_value: float  # P(wins >= observed) if A and B were equally good on the discordant items
+    p_value: float
+    alternative: str = TWO_SIDED  # two-sided: A and B differ; greater: A is better than B
 
     @property
     def discordant(self) -> int:
@@ -29,13 +41,20 @@ class SignTest:
         return self.wins + self.losses
 
 
-def sign_test(a_correct: Sequence[bool], b_correct: Sequence[bool]) -> SignTest:
-    """Test H1 "A is better than B" on the items where exactly one of the two is right."""
+def sign_test(a_correct: Sequence[bool], b_correct: Sequence[bool], alternative: str = TWO_SIDED) -> SignTest:
+    """The sign test on the items where exactly one of the two models is right.
+
+    ``two-sided`` tests H1 "A and B differ" (Tsuchiya's "significant difference"); ``greater``
+    tests H1 "A is better than B" (the one-sided test the audit used before).
+    """
     if len(a_correct) != len(b_correct):
         raise ValueError("the two models must be scored on the same items")
+    if alternative not in (TWO_SIDED, GREATER):
+        raise ValueError(f"alternative must be {TWO_SIDED!r} or {GREATER!r}, not {alternative!r}")
     wins = sum(1 for a, b in zip(a_correct, b_correct) if a and not b)
     losses = sum(1 for a, b in zip(a_correct, b_correct) if b and not a)
-    return SignTest(wins, losses, binomial_upper_tail(wins, wins + losses))
+    p = binomial_upper_tail(wins, wins + losses) if alternative == GREATER else binomial_two_sided(wins, wins + losses)
+    return SignTest(wins, losses, p, alternative)
 
 
 def entropy_bits(counts: Sequence[int]) -> float:

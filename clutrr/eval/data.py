@@ -5,6 +5,9 @@ without a shard suffix (``1.2_test-00001-of-00004`` is split ``1.2_test``). Chai
 and noise type come from the JSONL twin of each CSV when present (our folders), else from
 ``task_name`` (``task_3.4``: noise type 3 = irrelevant, k = 4). Whether a story's pattern
 was held out of training is known only from the JSONL twin (``pattern_heldout``).
+
+Files outside the evaluation (the training file, splits not chosen) are read only when
+needed: for k-shot examples, or to tell a prediction for a story left out from an unknown id.
 """
 from __future__ import annotations
 
@@ -18,7 +21,7 @@ from clutrr.core.noise import TASK_OF_NOISE
 from clutrr.errors import UsageError
 from clutrr.eval.items import make_item
 from clutrr.io.csv_format import StoryRow
-from clutrr.io.datadir import load_splits
+from clutrr.io.datadir import Split, read_split, split_paths
 from clutrr.llm.extract import extract_answer
 
 SHARD = re.compile(r"-\d+-of-\d+$")
@@ -67,15 +70,20 @@ def _records(path: Path) -> dict[str, dict]:
 
 
 class EvalSet:
-    """The items of the chosen splits of a dataset folder, with lookup by id."""
+    """The items of the chosen splits of a dataset folder, with lookup by id.
+
+    ``deferred`` files (outside the evaluation) are read on first use of :attr:`train`,
+    :attr:`others` or :attr:`other_ids`.
+    """
 
     def __init__(self, root: Path, golds: list[Gold], train: list[Gold], kb: str,
-                 others: set[tuple[str, str]] = frozenset()) -> None:
+                 others: set[tuple[str, str]] = frozenset(), deferred: list[Path] = ()) -> None:
         self.root = root
-        self.others = others  # (split, id) of the folder's stories left out by the split choice or limit
-        self.other_ids = {i for _, i in others}
+        self._others = set(others)  # (split, id) of the folder's stories left out by the split choice or limit
+        self._train = list(train)
+        self._deferred = list(deferred)
+        self._other_ids: set[str] | None = None
         self.golds = golds
-        self.train = train
         self.kb = kb
         self.splits = list(dict.fromkeys(g.split for g in golds))
         self.source = "clutrr" if any(g.heldout is not None for g in golds) else "released"
@@ -84,6 +92,35 @@ class EvalSet:
         for i, g in enumerate(golds):
             self.by_key[(g.split, g.id)] = i
             self.by_id[g.id] = None if g.id in self.by_id else i  # None: the id is in several files
+
+    def _read_deferred(self) -> None:
+        while self._deferred:
+            part = read_split(self._deferred.pop(0))
+            golds = _golds(part, self.kb)
+            if part.is_train:
+                self._train += golds
+            self._others |= {(g.split, g.id) for g in golds}
+            self._other_ids = None
+
+    @property
+    def train(self) -> list[Gold]:
+        """The stories of the training file(s)."""
+        self._read_deferred()
+        return self._train
+
+    @property
+    def others(self) -> set[tuple[str, str]]:
+        """(split, id) of the folder's stories outside the evaluation."""
+        self._read_deferred()
+        return self._others
+
+    @property
+    def other_ids(self) -> set[str]:
+        """The ids of :attr:`others`."""
+        others = self.others
+        if self._other_ids is None:
+            self._other_ids = {i for _, i in others}
+        return self._other_ids
 
     def __len__(self) -> int:
         return len(self.golds)
@@ -107,33 +144,45 @@ class EvalSet:
                 for g in self.train]
 
 
+def _golds(part: Split, kb: str) -> list[Gold]:
+    name = split_name(part.name)
+    records = _records(part.path)
+    golds = []
+    for i, row in enumerate(part.rows):
+        rec = records.get(row.id)
+        k, noise = (rec["k"], rec["noise"]) if rec else _task(row)
+        target = extract_answer(row.target, kb) or row.target.strip().lower()
+        golds.append(Gold(row.id, name, rec["index"] if rec else i, k, noise, target,
+                          rec["pattern_heldout"] if rec else None, row, rec["seed"] if rec else None))
+    return golds
+
+
 def load_eval_set(directory: str | Path, splits: list[str] | None = None, kb: str = "kinship",
                   limit: int | None = None) -> EvalSet:
     """Read a dataset folder. ``splits`` are shell patterns over split names (default: every
     test file); ``limit`` keeps the first rows of each split. Raises UsageError on bad input."""
     root = Path(directory)
+    if limit is not None and limit < 1:
+        raise UsageError(f"--limit must be at least 1, got {limit}")
     chosen: list[Gold] = []
     train: list[Gold] = []
     others: set[tuple[str, str]] = set()
-    for part in load_splits(root):
-        name = split_name(part.name)
-        records = _records(part.path)
-        golds = []
-        for i, row in enumerate(part.rows):
-            rec = records.get(row.id)
-            k, noise = (rec["k"], rec["noise"]) if rec else _task(row)
-            target = extract_answer(row.target, kb) or row.target.strip().lower()
-            golds.append(Gold(row.id, name, rec["index"] if rec else i, k, noise, target,
-                              rec["pattern_heldout"] if rec else None, row, rec["seed"] if rec else None))
+    deferred: list[Path] = []
+    for path in split_paths(root):
+        name = split_name(path.stem)
+        if splits is not None and not any(fnmatch.fnmatch(name, p) for p in splits) or \
+                splits is None and name.endswith("_train"):
+            deferred.append(path)
+            continue
+        part = read_split(path)
+        golds = _golds(part, kb)
         if part.is_train:
             train += golds
-        if splits is None and part.is_train or splits is not None and not any(fnmatch.fnmatch(name, p) for p in splits):
-            others |= {(g.split, g.id) for g in golds}
-            continue
+            if splits is None:
+                others |= {(g.split, g.id) for g in golds}
+                continue
         chosen += golds
     if limit is not None:
-        if limit < 1:
-            raise UsageError(f"--limit must be at least 1, got {limit}")
         seen: dict[str, int] = {}
         kept = []
         for g in chosen:
@@ -146,4 +195,4 @@ def load_eval_set(directory: str | Path, splits: list[str] | None = None, kb: st
     if not chosen:
         what = f"no split matches {', '.join(splits)}" if splits else "no test files"
         raise UsageError(f"{root}: {what}")
-    return EvalSet(root, chosen, train, kb, others)
+    return EvalSet(root, chosen, train, kb, others, deferred)

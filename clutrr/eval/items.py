@@ -10,8 +10,12 @@ An item is a dict of str, int, bool, None, lists and dicts only (``json.dumps`` 
     split     the file stem (e.g. "1.4_test") for file items; "train"/"test" for procedural ones
     metadata  source_dataset ("clutrr"), source_index (position in the file or dataset),
               seed, k, noise, task_split, pattern, pattern_heldout (None when unknown),
-              people ([{name, gender}]), facts ([head, relation word or None, tail] over
-              people indices; chain facts first), query_edge ([head, tail] indices)
+              people ([{name, gender}]), facts ([{head, relation, tail}]: people indices and
+              the relation word, None where a file gives none, "tail is head's relation";
+              chain facts first), query_edge ([head, tail] indices)
+
+Every item has the same keys and value types, so items of procedural datasets and of
+files go into one Arrow table (``datasets.Dataset.from_list``) and concatenate.
 """
 from __future__ import annotations
 
@@ -24,7 +28,8 @@ def make_item(row: StoryRow, *, split: str, noise: str, index: int | None = None
     """The item of a CSV row (see the module docstring for its fields)."""
     head, tail = row.query
     types = list(row.edge_types)
-    facts = [[int(a), types[i] if i < len(types) else None, int(b)] for i, (a, b) in enumerate(row.story_edges)]
+    facts = [{"head": int(a), "relation": types[i] if i < len(types) else None, "tail": int(b)}
+             for i, (a, b) in enumerate(row.story_edges)]
     return {
         "id": row.id,
         "question": question_text(row.story, head, tail),

@@ -1,8 +1,8 @@
 """Answer sources besides prediction files: a Python callable, or a chat-completions endpoint.
 
 Both turn an :class:`~clutrr.eval.data.EvalSet` into prediction records (``id``, ``split``,
-``prediction`` and, when the model gives them, ``probabilities``), the same records a
-predictions file holds.
+``prediction`` and, when the model gives them, ``probabilities``; from an endpoint also
+``sample``, ``reasoning``, ``finish_reason`` and ``usage``), the records a predictions file holds.
 """
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from tqdm import tqdm
 from clutrr.errors import UsageError
 from clutrr.eval.data import EvalSet
 from clutrr.llm.client import ChatClient
-from clutrr.llm.prompts import build_messages, select_shots
+from clutrr.llm.prompts import PromptTemplate, build_completion_prompt, build_messages, select_shots
 
 
 def load_callable(spec: str) -> Callable:
@@ -72,14 +72,23 @@ def predict_with_callable(fn: Callable, data: EvalSet, batch_size: int = 64, nam
 
 
 def predict_with_endpoint(client: ChatClient, data: EvalSet, style: str = "tagged", shots: int = 0,
-                          shot_seed: int = 0, progress: bool = True) -> list[dict]:
-    """Ask the client's model every item; k-shot examples come from the training file."""
+                          shot_seed: int = 0, progress: bool = True, samples: int = 1,
+                          system_prompt: str | None = None, template: PromptTemplate | None = None) -> list[dict]:
+    """Ask the client's model every item ``samples`` times; k-shot examples come from the
+    training file (read only then). Chat endpoints get :func:`build_messages` prompts,
+    completions endpoints one text from :func:`build_completion_prompt`."""
     examples = select_shots(data.train_items(), shots, shot_seed) if shots else []
     if shots and len(examples) < shots:
         raise UsageError(f"--shots {shots} needs a training file with at least {shots} stories")
     items = data.items(answer=False)
-    prompts = [build_messages(item, examples, style, data.kb) for item in items]
-    with tqdm(total=len(items), unit="story", desc=client.settings.model, disable=not progress,
+    if client.settings.api == "completions":
+        prompts = [build_completion_prompt(item, examples, data.kb, template) for item in items]
+    else:
+        prompts = [build_messages(item, examples, style, data.kb, system_prompt, template) for item in items]
+    with tqdm(total=len(items) * samples, unit="answer", desc=client.settings.model, disable=not progress,
               file=sys.stderr) as bar:
-        answers = client.complete_many(prompts, progress=bar.update)
-    return [{"id": item["id"], "split": item["split"], "prediction": a} for item, a in zip(items, answers)]
+        answers = client.ask_many(prompts, samples, progress=bar.update)
+    return [{"id": item["id"], "split": item["split"], "sample": s,
+             "prediction": rec["content"], "reasoning": rec.get("reasoning"), "finish_reason": rec.get("finish_reason"),
+             "usage": rec.get("usage")}
+            for item, recs in zip(items, answers) for s, rec in enumerate(recs)]

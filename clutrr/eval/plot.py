@@ -1,6 +1,7 @@
 """accuracy_vs_k.png: accuracy against chain length, a curve per model (and noise type)."""
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 
 from clutrr.errors import UsageError
@@ -21,6 +22,11 @@ def _curves(report: Report) -> list[tuple[str, list[int], list]]:
         label = report.model if len(by_noise) == 1 else f"{report.model} ({noise})"
         out.append((label, ks, [by_k[k] for k in ks]))
     return out
+
+
+def has_matplotlib() -> bool:
+    """Whether matplotlib is installed (the plot needs it)."""
+    return importlib.util.find_spec("matplotlib") is not None
 
 
 def plot_accuracy_vs_k(reports: list[Report], path: str | Path, references: list[Reference] = (),

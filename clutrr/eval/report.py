@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from clutrr.core.noise import NOISE_KINDS
 from clutrr.eval.metrics import CI_METHOD, Tally
 from clutrr.eval.published import Reference
+from clutrr.eval.replies import ReplyTally
+from clutrr.eval.sampling import SampleTally, ks_for
 
 SCHEMA = "clutrr-eval/report-v1"
 UNPARSABLE = "(unparsable)"
@@ -40,6 +42,10 @@ class Report:
     unparsable: int = 0
     missing: int = 0
     missing_ids: list[str] = field(default_factory=list)
+    samples: int = 1  # answers per story; the tables above score the first (sample 0)
+    sampling: dict[str, dict[str, SampleTally]] = field(default_factory=dict)  # by_k / by_noise / overall
+    replies: dict[int, ReplyTally] = field(default_factory=dict)  # by k, when a server reported on its replies
+    items: list[dict] = field(default_factory=list)  # one record per answer (items.jsonl); not in to_dict
 
     def to_dict(self) -> dict:
         """Plain JSON data; tallies carry n, correct, accuracy and the 95% Wilson interval."""
@@ -56,6 +62,9 @@ class Report:
             "by_k": tallies(self.by_k), "by_noise": tallies(self.by_noise), "by_pattern": tallies(self.by_pattern),
             "by_relation": tallies(self.by_relation),
             "confusion": {gold: dict(sorted(row.items())) for gold, row in self.confusion.items()},
+            "samples": self.samples,
+            "sampling": {group: {key: t.to_dict() for key, t in rows.items()} for group, rows in self.sampling.items()},
+            "replies_by_k": {str(k): t.to_dict() for k, t in self.replies.items()},
         }
 
     @classmethod
@@ -70,6 +79,10 @@ class Report:
             by_noise=tallies(d["by_noise"]), by_pattern=tallies(d["by_pattern"]), by_relation=tallies(d["by_relation"]),
             confusion={g: Counter(row) for g, row in d["confusion"].items()},
             unparsable=d["unparsable"], missing=d["missing"], missing_ids=list(d["missing_ids_first"]),
+            samples=int(d.get("samples", 1)),
+            sampling={group: {key: SampleTally.from_dict(t) for key, t in rows.items()}
+                      for group, rows in d.get("sampling", {}).items()},
+            replies={int(k): ReplyTally.from_dict(t) for k, t in d.get("replies_by_k", {}).items()},
         )
 
 
@@ -124,10 +137,51 @@ def tables(reports: list[Report], references: list[Reference] = ()) -> list[tupl
         rows = [[kind, *(f"{_cell(r.by_pattern.get(kind))} (n={r.by_pattern[kind].n})" if kind in r.by_pattern
                          else "–" for r in reports)] for kind in _keys(reports, "by_pattern", ("seen", "heldout"))]
         out.append(("Held-out versus seen patterns", ["pattern", *names], rows))
+    for r in reports:
+        if r.sampling:
+            out.append(sampling_table(r))
+        if r.replies:
+            out.append(replies_table(r))
     rows = [[rel, str(next(r.by_relation[rel].n for r in reports if rel in r.by_relation)),
              *(_cell(r.by_relation.get(rel)) for r in reports)] for rel in _keys(reports, "by_relation")]
     out.append(("Accuracy per relation", ["relation", "stories", *names], rows))
     return out
+
+
+def _mean_cell(value: float | None, ci: list[float]) -> str:
+    return "–" if value is None else f"{value:.3f} [{ci[0]:.3f}, {ci[1]:.3f}]"
+
+
+def sampling_table(report: Report) -> tuple[str, list[str], list[list[str]]]:
+    """pass@k and majority vote per k, per noise type and overall, for one model."""
+    ks = ks_for(report.samples)
+    rows = []
+    for group, label in (("by_k", "k={}"), ("by_noise", "{}"), ("overall", "all")):
+        for key, tally in report.sampling.get(group, {}).items():
+            d = tally.to_dict()
+            rows.append([label.format(key), str(tally.n),
+                         *(_mean_cell(d[f"pass@{k}"]["value"], d[f"pass@{k}"]["ci"]) for k in ks),
+                         _cell(tally.majority)])
+    title = f"Repeated sampling: {report.model}, {report.samples} answers per story"
+    return title, ["group", "stories", *(f"pass@{k}" for k in ks), "majority vote"], rows
+
+
+def replies_table(report: Report) -> tuple[str, list[str], list[list[str]]]:
+    """Per k: replies, the share cut by the length limit, mean tokens and reasoning faithfulness."""
+    def num(value: float | None) -> str:
+        return "–" if value is None else f"{value:,.0f}"
+
+    rows = []
+    for k, t in report.replies.items():
+        d = t.to_dict()
+        cut = "–" if d["cut_share"] is None else f"{t.cut} ({d['cut_share']:.1%})"
+        faithful = "–" if d["precision"] is None else f"{d['precision']:.3f} (n={t.judged})"
+        connected = "–" if d["connected_share"] is None else f"{d['connected_share']:.1%}"
+        rows.append([str(k), str(t.replies), cut, num(t.mean_tokens("prompt")), num(t.mean_tokens("completion")),
+                     num(t.mean_tokens("reasoning")), faithful, connected])
+    return (f"Replies per k: {report.model}",
+            ["k", "replies", "cut by length", "prompt tokens", "completion tokens", "reasoning tokens",
+             "faithfulness", "connected"], rows)
 
 
 def confusion_table(report: Report) -> tuple[list[str], list[list[str]]]:

@@ -74,17 +74,20 @@ def count_rows(path: str | Path) -> int:
     return total
 
 
+def read_split(path: Path, step: Callable[[], object] | None = None) -> Split:
+    """One CSV file (all its shards) of a dataset folder; UsageError when it is not a CLUTRR CSV."""
+    try:
+        rows = read_csv(path, step)
+    except (RowParseError, UnicodeDecodeError) as exc:
+        detail = str(exc).splitlines()[0].replace(f"{path}: ", "")[:100]
+        raise UsageError(f"{path}: not a CLUTRR CSV ({detail})") from None
+    return Split(path.stem, path, rows)
+
+
 def load_splits(directory: str | Path, step: Callable[[], object] | None = None) -> list[Split]:
     """Read every CSV file in ``directory``; raises UsageError for a missing or empty folder.
     ``step`` is called after each row read (a progress bar's update)."""
-    splits = []
-    for path in split_paths(directory):
-        try:
-            rows = read_csv(path, step)
-        except (RowParseError, UnicodeDecodeError) as exc:
-            detail = str(exc).splitlines()[0].replace(f"{path}: ", "")[:100]
-            raise UsageError(f"{path}: not a CLUTRR CSV ({detail})") from None
-        splits.append(Split(path.stem, path, rows))
+    splits = [read_split(path, step) for path in split_paths(directory)]
     if not any(s.rows for s in splits):
         raise UsageError(f"{Path(directory)}: the CSV files hold no rows")
     return splits

@@ -1,11 +1,16 @@
-"""Read the relation a model names in free text: ``extract_answer(text) -> word | None``.
+"""Read the relation a model's reply names: ``extract_answer(text) -> word | None``.
 
-The rules, in order:
+The answer protocol, one rule set for scoring, rewards and reports (docs/eval.md):
 
-1. A ``<answer>…</answer>`` tag wins: only the last tag's content is read (an unclosed
-   tag runs to the end of the text).
-2. Otherwise the text after the last answer marker ("answer is", "Answer:", "final
-   answer", "the relationship is") is read, if it names a relation.
+0. Reasoning blocks (``<think>``, ``<thinking>``, ``<reasoning>``; configurable) are never
+   read: only the text after the last closing tag counts, and a block left open (a
+   truncated reply) means no answer.
+1. An explicit final-answer marker decides, the last one when there are several: an
+   ``<answer>…</answer>`` tag (an unclosed tag runs to the end), ``\\boxed{…}``, a JSON
+   ``"answer"`` key wherever it stands, or "Answer:", "Final answer:", "the answer is",
+   "the relationship is". Only the first statement after a text marker is read, so an
+   explanation after it cannot override it.
+2. A bare relation word opening the reply ("Niece. Doris is …") is the answer.
 3. Otherwise the last sentence that names a relation decides (sentences that only give a
    reason, "This is because …", are skipped). Within it, the text after the last
    conclusion marker ("so", "therefore", "which makes", "i.e.") is read.
@@ -15,19 +20,22 @@ Inside the part that decides, a relation *stated* with a copula ("is Howard's wi
 relation that only describes a path ("his wife's mother", "the mother of Tom's wife")
 is not an answer: such a statement is unparsable. So is a statement of two different
 relations joined by "or"/"and" ("her uncle or her father", "Sarah is Kevin's sister and
-Kevin is Sarah's brother"), a hedge ("cannot be
-determined", "not enough information"), and a part with several different relations
-and none stated. Negated mentions ("not his sister") are ignored. Without any copula, a
-part naming exactly one relation ("Answer: Wife", "Howard's wife is Crystal") gives it.
+Kevin is Sarah's brother"), a reply offering several relations as possibilities ("could
+be", "perhaps") without committing to one, a hedge ("cannot be determined", "not enough
+information"), and a part with several different relations and none stated. Negated
+mentions ("not his sister") are ignored. Without any copula, a part naming exactly one
+relation ("Answer: Wife", "Howard's wife is Crystal") gives it.
 
-The result is the KB's word for the relation (aliases, plurals, capitals, hyphens or
-spaces all map to it), a normalised word outside the KB's vocabulary when the model
-named one ("cousin", "great-uncle", "stepmother": parsed, but never right), or None
-when the text is unparsable.
+The result is the KB's word for the relation (aliases, informal words such as "grandma"
+or "papa", plurals, capitals, hyphens or spaces all map to it), a normalised word outside
+the KB's vocabulary when the model named one ("cousin", "great-uncle", "stepmother":
+parsed, but never right), or None when the text is unparsable.
 """
 from __future__ import annotations
 
+import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -40,16 +48,29 @@ OTHER_RELATIONS = (
     "child-in-law", "boyfriend", "girlfriend", "fiance", "fiancee",
 )
 IRREGULAR_PLURALS = {"wife": "wives", "child": "children"}
-# informal words with the same meaning as a KB word
-SYNONYMS = {"mom": "mother", "mum": "mother", "dad": "father", "grandma": "grandmother",
-            "grandpa": "grandfather", "hubby": "husband"}
+# informal and regional words with the same meaning as a KB word
+SYNONYMS = {
+    "mom": "mother", "mum": "mother", "mommy": "mother", "mummy": "mother", "mama": "mother", "mamma": "mother",
+    "momma": "mother",
+    "dad": "father", "daddy": "father", "papa": "father", "pappa": "father",
+    "grandma": "grandmother", "grandmom": "grandmother", "grandmum": "grandmother", "grandmama": "grandmother",
+    "granny": "grandmother", "grannie": "grandmother", "nana": "grandmother", "nanna": "grandmother",
+    "gran": "grandmother", "gramma": "grandmother", "grandmommy": "grandmother",
+    "grandpa": "grandfather", "granddad": "grandfather", "grandad": "grandfather", "granddaddy": "grandfather",
+    "grandpapa": "grandfather", "gramps": "grandfather", "grampa": "grandfather", "grandpop": "grandfather",
+    "hubby": "husband", "missus": "wife", "missis": "wife",
+    "bro": "brother", "sis": "sister", "auntie": "aunt", "aunty": "aunt",
+}
 # a prefix that turns a relation into another one outside the vocabulary
 MODIFIER = r"(?P<mod>(?:great[\s-]*)+|step[\s-]?|half[\s-]?|god|foster[\s-]+|ex[\s-])?"
 SEP = r"(?:\s*-\s*|\s+)"
 CLOSED_MODIFIERS = ("step", "god")  # written as one word: stepmother, godson
 
-ANSWER_MARKER = re.compile(r"\bfinal\s+answer\b\s*(?:is\b|:|=|-)?|\b(?:answer|relationship|relation)\b"
-                           r"(?:\s+(?:between|of)\s+[^.:;\n]{1,60}?)?\s*(?:\bis\b|:|=)", re.I)
+ANSWER_MARKER = re.compile(
+    r"\bfinal\s+answer\b\s*(?:is\b|would\s+be\b|:|=|-)?|^\W*answer\b\s*(?:is\b|:|=|-)|"
+    r"\banswer\s+(?:is|would\s+be|=)|"
+    r"\b(?:relationship|relation)\b(?:\s+(?:between|of|to)\s+[^.:;\n]{1,60}?)?\s*(?:\bis\b|\bwould\s+be\b|:|=)",
+    re.I)
 CONCLUSION = re.compile(
     r"\b(?:so|therefore|thus|hence|consequently|which\s+makes|that\s+makes|this\s+makes|making|makes|"
     r"means(?:\s+that)?|ie|in\s+conclusion|in\s+summary|in\s+short|overall)\b|=>|->|→", re.I)
@@ -115,7 +136,7 @@ class Vocabulary:
 
     def lookup(self, text: str) -> str | None:
         """The word a bare answer such as ``" Son-In-Law."`` names, without a regex scan."""
-        return self.canon.get(_squash(text))
+        return self.canon.get(_squash(text)) if len(text) <= 64 else None
 
     def mentions(self, text: str) -> list[Mention]:
         """Every relation word in ``text``, modified ones (``great-uncle``) as words of their own."""
@@ -160,12 +181,49 @@ def vocabulary(kb: str = "kinship") -> Vocabulary:
 
 TAG_OPEN = re.compile(r"<\s*answer\s*>", re.I)
 TAG_CLOSE = re.compile(r"<\s*/\s*answer\s*>", re.I)
+THINK_TAGS = ("think", "thinking", "reasoning")
+BOXED = re.compile(r"\\boxed\s*\{((?:[^{}]|\{[^{}]*\})*)\}")
+JSON_ANSWER = re.compile(r'"answer"\s*:\s*("(?:[^"\\]|\\.)*"|null)', re.I)
+OPENING = re.compile(r"\s*([^.!?\n,;:]+?)\s*(?:[.!\n,;:]|\s[-\u2013\u2014]\s|$)")
+ALTERNATIVE = re.compile(r"\s*(?:or|/|nor|versus|vs)\b", re.I)
+TENTATIVE = re.compile(r"\b(?:could|might|may)\s+(?:also\s+|well\s+)?be\b|\b(?:possibly|perhaps|maybe)\b", re.I)
 
 
-def extract_answer(text: str | None, kb: str = "kinship") -> str | None:
+@lru_cache(maxsize=16)
+def _think_patterns(tags: tuple[str, ...]) -> tuple[re.Pattern, re.Pattern]:
+    names = "|".join(re.escape(t) for t in tags)
+    return re.compile(rf"<\s*(?:{names})\s*>", re.I), re.compile(rf"<\s*/\s*(?:{names})\s*>", re.I)
+
+
+def final_text(text: str, think_tags: Sequence[str] = THINK_TAGS) -> str | None:
+    """The part of a reply that may state its answer: the text after the last closing
+    reasoning tag (all of it when there is none), or None when a reasoning block is left
+    open, as in a reply cut inside its ``<think>`` block."""
+    if "<" not in text or not think_tags:
+        return text
+    opening, closing = _think_patterns(tuple(think_tags))
+    last = None
+    for last in closing.finditer(text):
+        pass
+    rest = text if last is None else text[last.end():]
+    return None if opening.search(rest) else rest
+
+
+def answer_tags(text: str, think_tags: Sequence[str] = THINK_TAGS) -> int:
+    """How many complete ``<answer>…</answer>`` pairs stand outside every reasoning block
+    (0 when a reasoning block is left open)."""
+    rest = final_text(text, think_tags) if text else None
+    if not rest:
+        return 0
+    opens, closes = len(TAG_OPEN.findall(rest)), len(TAG_CLOSE.findall(rest))
+    return opens if opens == closes else 0
+
+
+def extract_answer(text: str | None, kb: str = "kinship", think_tags: Sequence[str] = THINK_TAGS) -> str | None:
     """The relation word ``text`` gives as its answer, or None when it is unparsable.
 
-    See the module docstring for the rules; ``kb`` names the label vocabulary.
+    See the module docstring for the rules; ``kb`` names the label vocabulary and
+    ``think_tags`` the reasoning blocks whose content is never read.
     """
     if not text:
         return None
@@ -173,7 +231,10 @@ def extract_answer(text: str | None, kb: str = "kinship") -> str | None:
     quick = vocab.lookup(text)
     if quick is not None:
         return quick
-    return _extract(text, vocab)
+    rest = final_text(text, think_tags)
+    if not rest:
+        return None
+    return _extract(rest, vocab)
 
 
 @lru_cache(maxsize=65536)
@@ -182,11 +243,22 @@ def _extract(text: str, vocab: Vocabulary) -> str | None:
     if opens:
         content = text[opens[-1].end():]
         close = TAG_CLOSE.search(content)
-        return _decide_text(_clean(content[: close.start()] if close else content), vocab)
-    return _decide_text(_clean(text), vocab)
+        return _decide_text(clean_text(content[: close.start()] if close else content), vocab)
+    boxed = BOXED.findall(text)
+    if boxed:
+        return _decide_text(clean_text(boxed[-1]), vocab)
+    keyed = JSON_ANSWER.findall(text)
+    if keyed:
+        try:
+            value = json.loads(keyed[-1])
+        except ValueError:
+            return None
+        return _decide_text(clean_text(value), vocab) if isinstance(value, str) else None
+    return _decide_text(clean_text(text), vocab)
 
 
-def _clean(text: str) -> str:
+def clean_text(text: str) -> str:
+    """``text`` with straight quotes, without markdown marks, parentheses or dotted abbreviations."""
     text = text.replace("\u2019", "'").replace("\u2018", "'")
     text = re.sub(r"[*_`#\[\]]", "", text)
     text = re.sub(r"\b(i)\.(e)\.|\b(e)\.(g)\.", lambda m: "".join(g for g in m.groups() if g), text, flags=re.I)
@@ -202,19 +274,28 @@ def _decide_text(text: str, vocab: Vocabulary) -> str | None:
     sentences = [s for s in re.split(r"(?<=[.!?])\s+|\n+|;", text) if s.strip()]
     for i in range(len(sentences) - 1, -1, -1):
         for marker in reversed(list(ANSWER_MARKER.finditer(sentences[i]))):
-            tail = " ".join([sentences[i][marker.end():], *sentences[i + 1:]])
-            if _live(tail, vocab):
-                return _decide(tail, vocab)
+            tail = [sentences[i][marker.end():], *sentences[i + 1:]]
+            first = next((s for s in tail if _live(s, vocab)), None)
+            if first is not None:
+                return _decide(first, vocab)
+    opening = OPENING.match(text)
+    if opening and len(opening.group(1).split()) <= 3 and not ALTERNATIVE.match(text, opening.end()):
+        word = vocab.lookup(opening.group(1))
+        if word is not None:
+            return word
     live = [s for s in sentences if _live(s, vocab)]
     if not live:
+        return None
+    if len({_decide(s, vocab) for s in live if TENTATIVE.search(s)} - {None}) > 1:
         return None
     decisive = next((s for s in reversed(live) if not REASON_START.match(s)), live[-1])
     return _decide(decisive, vocab)
 
 
-def _live(text: str, vocab: Vocabulary) -> list[Mention]:
+@lru_cache(maxsize=4096)
+def _live(text: str, vocab: Vocabulary) -> tuple[Mention, ...]:
     """The mentions of ``text`` that are not negated."""
-    return [m for m in vocab.mentions(text) if not NEGATION.search(text[: m.start])]
+    return tuple(m for m in vocab.mentions(text) if not NEGATION.search(text[: m.start]))
 
 
 def _decide(segment: str, vocab: Vocabulary) -> str | None:

@@ -1,18 +1,24 @@
-"""Chat prompts for an item: zero-shot or k-shot, with an ``<answer>`` instruction or plain.
+"""Prompts for an item: chat messages (zero-shot or k-shot) or one plain text for base models.
 
-A prompt is a list of chat messages (``{"role": ..., "content": ...}``), the format of
+A chat prompt is a list of messages (``{"role": ..., "content": ...}``), the format of
 OpenAI-compatible chat-completions servers. Two styles are registered in :data:`STYLES`:
 
 - ``tagged``: a system message lists the relation words and asks for one of them inside
   ``<answer></answer>`` after any reasoning; shots are user/assistant turns.
 - ``plain``: one user message, no system role and no tags, as a person would ask in a chat.
 
-Shots come from :func:`select_shots`, a deterministic draw from training items.
+``system_prompt`` replaces the system message (``{words}`` in it becomes the list of
+relation words); a :class:`PromptTemplate` replaces each question's text, with the
+placeholders ``{story}``, ``{head}``, ``{tail}``, ``{question}`` and ``{words}``.
+:func:`build_completion_prompt` writes one text ending in ``Answer:`` for a base model on
+a completions endpoint. Shots come from :func:`select_shots`, a deterministic draw from
+training items.
 """
 from __future__ import annotations
 
 import random
 import re
+import string
 from collections.abc import Callable, Sequence
 
 from clutrr.core.kb import load_kb
@@ -26,6 +32,29 @@ TAGGED_SYSTEM = (
     "for example <answer>{example}</answer>."
 )
 PLAIN_REQUEST = "Answer with one word for the relationship."
+PLACEHOLDERS = ("story", "head", "tail", "question", "words")
+COMPLETION_HEAD = "Each story describes a family. The answer names how the second person is related to the first.\n\n"
+
+
+class PromptTemplate:
+    """A question text with placeholders ``{story}`` (names unbracketed), ``{head}``,
+    ``{tail}``, ``{question}`` (story and question as in the default prompt) and
+    ``{words}`` (the relation words, comma-separated). Literal braces are doubled."""
+
+    def __init__(self, text: str) -> None:
+        names = {name for _, name, _, _ in string.Formatter().parse(text) if name is not None}
+        unknown = sorted(names - set(PLACEHOLDERS))
+        if unknown:
+            raise ValueError(f"unknown placeholder {{{unknown[0]}}} (use {', '.join('{%s}' % p for p in PLACEHOLDERS)})")
+        if not names & {"story", "question"}:
+            raise ValueError("the template shows no story: use {story} or {question}")
+        self.text = text
+
+    def fill(self, item: dict, words: list[str]) -> str:
+        """The template's text for ``item``."""
+        head, tail = item["query"]
+        return self.text.format(story=strip_brackets(item["story"]), head=head, tail=tail,
+                                question=item["question"], words=", ".join(words))
 
 
 def strip_brackets(text: str) -> str:
@@ -38,34 +67,55 @@ def question_text(story: str, head: str, tail: str) -> str:
     return f"{strip_brackets(story)}\nHow is {tail} related to {head}?"
 
 
-def _tagged(item: dict, shots: Sequence[dict], words: list[str]) -> Messages:
-    system = TAGGED_SYSTEM.format(words=", ".join(words), example=words[0])
-    messages = [{"role": "system", "content": system}]
+def _ask(item: dict, words: list[str], template: PromptTemplate | None) -> str:
+    return template.fill(item, words) if template else item["question"]
+
+
+def _tagged(item: dict, shots: Sequence[dict], words: list[str], system: str | None,
+            template: PromptTemplate | None) -> Messages:
+    system = (system if system is not None else TAGGED_SYSTEM).replace("{words}", ", ".join(words))
+    messages = [{"role": "system", "content": system.replace("{example}", words[0])}] if system else []
     for shot in shots:
-        messages += [{"role": "user", "content": shot["question"]},
+        messages += [{"role": "user", "content": _ask(shot, words, template)},
                      {"role": "assistant", "content": f"<answer>{shot['answer']}</answer>"}]
-    return messages + [{"role": "user", "content": item["question"]}]
+    return messages + [{"role": "user", "content": _ask(item, words, template)}]
 
 
-def _plain(item: dict, shots: Sequence[dict], words: list[str]) -> Messages:
-    parts = [f"{shot['question']}\n{PLAIN_REQUEST}\nAnswer: {shot['answer']}" for shot in shots]
-    parts.append(f"{item['question']}\n{PLAIN_REQUEST}")
-    return [{"role": "user", "content": "\n\n".join(parts)}]
+def _plain(item: dict, shots: Sequence[dict], words: list[str], system: str | None,
+           template: PromptTemplate | None) -> Messages:
+    request = "" if template else f"\n{PLAIN_REQUEST}"
+    parts = [f"{_ask(shot, words, template)}{request}\nAnswer: {shot['answer']}" for shot in shots]
+    parts.append(f"{_ask(item, words, template)}{request}")
+    messages = [{"role": "system", "content": system.replace("{words}", ", ".join(words))}] if system else []
+    return messages + [{"role": "user", "content": "\n\n".join(parts)}]
 
 
-STYLES: dict[str, Callable[[dict, Sequence[dict], list[str]], Messages]] = {"tagged": _tagged, "plain": _plain}
+STYLES: dict[str, Callable[..., Messages]] = {"tagged": _tagged, "plain": _plain}
 
 
-def build_messages(item: dict, shots: Sequence[dict] = (), style: str = "tagged", kb: str = "kinship") -> Messages:
-    """The chat messages asking ``item["question"]``, after ``shots`` (items with answers).
+def build_messages(item: dict, shots: Sequence[dict] = (), style: str = "tagged", kb: str = "kinship",
+                   system_prompt: str | None = None, template: PromptTemplate | None = None) -> Messages:
+    """The chat messages asking ``item``'s question, after ``shots`` (items with answers).
 
-    ``style`` is a key of :data:`STYLES`; ``kb`` gives the list of relation words.
+    ``style`` is a key of :data:`STYLES`; ``kb`` gives the list of relation words;
+    ``system_prompt`` replaces the style's system message ("" drops it); ``template``
+    replaces the question text.
     """
     try:
         builder = STYLES[style]
     except KeyError:
         raise ValueError(f"unknown prompt style {style!r} (choose from {', '.join(STYLES)})") from None
-    return builder(item, shots, list(load_kb(kb).words))
+    return builder(item, shots, list(load_kb(kb).words), system_prompt, template)
+
+
+def build_completion_prompt(item: dict, shots: Sequence[dict] = (), kb: str = "kinship",
+                            template: PromptTemplate | None = None) -> str:
+    """One text for a base model: a line naming the task, the shots with their answers,
+    then the question, ending in ``Answer:`` (stop the completion at a new line)."""
+    words = list(load_kb(kb).words)
+    parts = [f"{_ask(shot, words, template)}\nAnswer: {shot['answer']}" for shot in shots]
+    parts.append(f"{_ask(item, words, template)}\nAnswer:")
+    return COMPLETION_HEAD + "\n\n".join(parts)
 
 
 def select_shots(pool: Sequence[dict], n: int, seed: int = 0) -> list[dict]:

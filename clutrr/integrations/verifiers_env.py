@@ -1,0 +1,114 @@
+"""A verifiers (0.4) taskset of CLUTRR items, and ``load_environment()``: a single-turn environment.
+
+    from clutrr.integrations.verifiers_env import load_environment
+    env = load_environment(size=200, k=(2, 3), format_weight=0.1, process_weight=0.5)
+
+verifiers 0.4 builds an environment from a taskset named by a plain module name; importing
+this module makes it known to verifiers as ``clutrr_kinship`` (so
+``verifiers.v1.load_environment(config)`` with ``taskset.id = "clutrr_kinship"`` also works
+in this process). Each task asks one item's question under the ``tagged`` system prompt; the
+agent runs verifiers' ``null`` harness (one chat reply, no tools, no code). The rubric,
+by the answer protocol of :mod:`clutrr.llm.extract`:
+
+- ``correct`` (weight 1): 1 when the reply's final answer names the relation;
+- ``format`` (weight ``format_weight``): 1 for a right answer given in exactly one
+  ``<answer>`` tag outside the reasoning;
+- ``process`` (weight ``process_weight``): the process reward's score of a right answer's
+  reasoning (:mod:`clutrr.llm.process`);
+
+so a reply whose final answer is wrong earns nothing. The claim precision and whether the
+claims connect the query's people are recorded as metrics.
+"""
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable, Sequence
+
+import verifiers.v1 as vf
+from verifiers.v1.envs.single_agent.env import SingleAgentEnvConfig
+
+from clutrr.llm.extract import extract_answer
+from clutrr.llm.process import process_reward
+from clutrr.llm.prompts import build_messages
+from clutrr.rl.dataset import DatasetConfig, make_dataset
+from clutrr.rl.reward import has_answer_tag, score_answer
+
+TASKSET_ID = "clutrr_kinship"
+
+
+class ClutrrTaskData(vf.TaskData):
+    """One item: the question (``prompt``), its ``answer`` and the item itself (for the process reward)."""
+
+    answer: str
+    item: dict
+
+
+class ClutrrTask(vf.Task[ClutrrTaskData, vf.State, vf.TaskConfig]):
+    """Scores a reply by the answer protocol; see the module docstring for the rubric."""
+
+    def _right(self, trace: vf.Trace) -> bool:
+        return score_answer(trace.last_reply, self.data.item) == 1.0
+
+    @vf.reward(weight=1.0)
+    async def correct(self, trace: vf.Trace) -> float:
+        """1.0 when the final answer names the item's relation."""
+        return float(self._right(trace))
+
+    @vf.reward(weight=0.0)
+    async def format(self, trace: vf.Trace) -> float:
+        """1.0 for a right answer in exactly one <answer> tag outside the reasoning."""
+        return float(self._right(trace) and has_answer_tag(trace.last_reply))
+
+    @vf.reward(weight=0.0)
+    async def process(self, trace: vf.Trace) -> float:
+        """The process reward's score of a right answer's reasoning, else 0."""
+        return process_reward(trace.last_reply, self.data.item).score if self._right(trace) else 0.0
+
+    @vf.metric
+    async def claims(self, trace: vf.Trace) -> dict[str, float]:
+        """The claim precision (0 without claims) and whether true claims connect the query's people."""
+        judged = process_reward(trace.last_reply, self.data.item)
+        return {"claim_precision": judged.precision or 0.0, "claims_connect": float(judged.connected),
+                "parsed": float(extract_answer(trace.last_reply) is not None)}
+
+
+class ClutrrTasksetConfig(vf.TasksetConfig):
+    """Which items load: a procedural dataset's size, chain lengths, noise types, split and seed."""
+
+    size: int = 100
+    k: list[int] = [2, 3]
+    noise: list[str] = ["none"]
+    split: str = "train"
+    seed: int = 0
+    kb: str = "kinship"
+
+
+class ClutrrTaskset(vf.Taskset[ClutrrTask, ClutrrTasksetConfig]):
+    """The items of :func:`clutrr.rl.make_dataset` as single-turn tasks."""
+
+    def load(self) -> Iterable[ClutrrTask]:
+        c = self.config
+        items = make_dataset(DatasetConfig(size=c.size, k=tuple(c.k), noise=tuple(c.noise), split=c.split), c.seed)
+        for item in items:
+            system, user = build_messages(item, kb=c.kb)
+            yield ClutrrTask(ClutrrTaskData(id=item["id"], prompt=user["content"], system_prompt=system["content"],
+                                            answer=item["answer"], item=item), c.task)
+
+
+__all__ = ["ClutrrTaskset"]
+sys.modules.setdefault(TASKSET_ID, sys.modules[__name__])
+
+
+def load_environment(size: int = 100, k: Sequence[int] = (2, 3), noise: Sequence[str] = ("none",), seed: int = 0,
+                     split: str = "train", format_weight: float = 0.0, process_weight: float = 0.0,
+                     harness: str = "null") -> vf.Env:
+    """A single-agent verifiers environment over ``size`` procedural items (see the module docstring)."""
+    if format_weight < 0 or process_weight < 0:
+        raise ValueError("format_weight and process_weight must be non-negative")
+    task = vf.TaskConfig(rewards={"format": vf.RewardFunctionConfig(weight=format_weight),
+                                  "process": vf.RewardFunctionConfig(weight=process_weight)})
+    config = SingleAgentEnvConfig(
+        taskset=ClutrrTasksetConfig(id=TASKSET_ID, size=size, k=list(k), noise=list(noise), seed=seed, split=split,
+                                    task=task),
+        agent=vf.AgentConfig(harness={"id": harness}))
+    return vf.load_environment(config)

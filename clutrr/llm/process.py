@@ -1,0 +1,153 @@
+"""A process reward: judge the claims a reasoning makes against what the story entails.
+
+``process_reward(completion, entry)`` reads every claim of the form "X is Y's R" ("X is the
+R of Y", "Y's R is X") in the completion (reasoning blocks included) and in a separate
+reasoning text, and judges each against the closure of the story's facts under the KB:
+
+- ``true``: the KB derives R for the pair from the story's facts (and R fits X's gender);
+- ``false``: it does not (a wrong relation, a wrong gender, a word outside the KB);
+- ``stranger``: X or Y is not a person of the story.
+
+The result gives the claims, their precision (true claims over all claims), whether the
+true claims other than the conclusion about the query pair itself link the two query
+people through the story's people, the first claim that is not true, and a score
+in [0, 1]: the mean of the precision and the connection (0 without claims).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+
+from clutrr.core.entailment import story_closure
+from clutrr.core.kb import GENDERS, load_kb
+from clutrr.llm.extract import ADJECTIVES, NEGATION, clean_text, final_text, vocabulary
+
+NAME = r"[A-Z][A-Za-z-]*"
+COPULA = r"(?:is|was|(?:must|would|will|should)\s+be)(?:\s+(?:also|therefore|thus|then|indeed|actually|clearly))?"
+OWNER = re.compile(rf"(?P<y>{NAME})(?:'s|')\s+{ADJECTIVES}$")
+STATED = re.compile(rf"(?P<x>{NAME})\s+{COPULA}\s+(?P<y>{NAME})(?:'s|')\s+{ADJECTIVES}$")
+STATED_OF = re.compile(rf"(?P<x>{NAME})\s+{COPULA}\s+(?:the|a|an)\s+{ADJECTIVES}$")
+OF_OWNER = re.compile(rf"^\s+(?:of|to)\s+(?P<y>{NAME})\b")
+IS_NAME = re.compile(rf"^\s+(?:is|was)\s+(?P<x>{NAME})\b")
+CHAINED = re.compile(r"^(?:'s|s'|')")
+SENTENCE_END = re.compile(r"[.!?](?:\s|$)|\n")
+NOT_NAMES = {"He", "She", "They", "It", "This", "That", "So", "Then", "Therefore", "Thus", "Hence", "And", "But",
+             "The", "A", "An", "His", "Her", "Their", "Its", "Also", "Since", "Because", "Which", "Who", "Answer",
+             "Final", "Step", "First", "Second", "Next", "Finally", "Now", "Here", "There", "We", "I", "You"}
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One claim "``person`` is ``owner``'s ``relation``" and its verdict."""
+
+    person: str
+    owner: str
+    relation: str
+    verdict: str  # "true", "false" or "stranger"
+
+
+@dataclass
+class ProcessResult:
+    """The judged claims of a reasoning and what they add up to."""
+
+    claims: list[Claim] = field(default_factory=list)
+    precision: float | None = None  # true claims / claims; None without claims
+    connected: bool = False  # the true claims link the query's two people
+    first_false: Claim | None = None  # the first claim that is not true
+
+    @property
+    def score(self) -> float:
+        """The mean of the precision and the connection; 0 without claims."""
+        if not self.claims:
+            return 0.0
+        return ((self.precision or 0.0) + float(self.connected)) / 2
+
+    def to_dict(self) -> dict:
+        """Plain JSON data."""
+        return {"claims": [asdict(c) for c in self.claims], "precision": self.precision,
+                "connected": self.connected, "first_false": asdict(self.first_false) if self.first_false else None,
+                "score": self.score}
+
+
+def find_claims(text: str, kb: str = "kinship") -> list[tuple[str, str, str]]:
+    """Every (person, owner, relation word) that ``text`` states, in order; negated and
+    chained mentions ("not his sister", "Tom's wife's mother") are left out."""
+    text = clean_text(text)
+    out = []
+    for m in vocabulary(kb).mentions(text):
+        pre, post = text[max(0, m.start - 160): m.start], text[m.end: m.end + 80]
+        if CHAINED.match(post) or NEGATION.search(pre):
+            continue
+        claim = None
+        if hit := STATED.search(pre):
+            claim = (hit["x"], hit["y"])
+        elif (owner := OWNER.search(pre)) and (who := IS_NAME.match(post)):
+            claim = (who["x"], owner["y"])
+        elif (hit := STATED_OF.search(pre)) and (of := OF_OWNER.match(post)):
+            claim = (hit["x"], of["y"])
+        if claim and not set(claim) & NOT_NAMES:
+            out.append((claim[0], claim[1], m.word))
+    return out
+
+
+def _facts(kb, entry: dict) -> list[tuple[int, int, int]]:
+    facts = []
+    for fact in entry["metadata"]["facts"]:
+        word = fact["relation"]
+        if word is None or word.lower() not in kb.word_index:
+            continue
+        facts.append((fact["head"], kb.parse_word(word)[0], fact["tail"]))
+    return facts
+
+
+def process_reward(completion: str | None, entry: dict, reasoning: str | None = None,
+                   kb: str = "kinship") -> ProcessResult:
+    """Judge the claims of ``completion`` (and of ``reasoning``, a server's separate
+    reasoning text) against the story of ``entry`` (an item: its ``metadata`` holds
+    ``people``, ``facts`` and ``query_edge``). See the module docstring."""
+    text = "\n".join(t for t in (reasoning, completion) if t)
+    found = find_claims(text, kb) if text else []
+    if not found:
+        return ProcessResult()
+    base = load_kb(kb)
+    meta = entry["metadata"]
+    people = meta["people"]
+    index: dict[str, int] = {}
+    for i, p in enumerate(people):
+        index.setdefault(p["name"], i)
+    closure = story_closure(base, _facts(base, entry))
+    claims, parent = [], list(range(len(people)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for person, owner, word in found:
+        if person not in index or owner not in index:
+            verdict = "stranger"
+        elif word not in base.word_index or person == owner:
+            verdict = "false"
+        else:
+            pred, gender = base.word_index[word]
+            x, y = index[person], index[owner]
+            right = closure.get((y, x), 0) >> pred & 1 and GENDERS[gender] == people[x]["gender"]
+            verdict = "true" if right else "false"
+            if right and {x, y} != set(meta["query_edge"]):  # the conclusion itself is no step
+                parent[root(x)] = root(y)
+        claims.append(Claim(person, owner, word, verdict))
+    head, tail = meta["query_edge"]
+    true = sum(c.verdict == "true" for c in claims)
+    return ProcessResult(claims, true / len(claims), root(head) == root(tail),
+                         next((c for c in claims if c.verdict != "true"), None))
+
+
+def has_reasoning(reply: str | None, reasoning: str | None = None) -> bool:
+    """Whether a reply shows reasoning: a separate reasoning text, a reasoning block, or
+    more than one sentence before its end."""
+    if reasoning:
+        return True
+    if not reply:
+        return False
+    return final_text(reply) != reply or len(SENTENCE_END.findall(reply.strip())) > 1
