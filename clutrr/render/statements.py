@@ -799,6 +799,11 @@ class _Reader:
         if (j + 2 < len(toks) and toks[j + 1].low in ("and", "or") and self._rel(j + 2)) or \
                 (j >= 2 and toks[j - 1].low in ("and", "or") and self._rel(j - 2)):
             return []  # "husband and wife", "brother and sister"
+        group = self._group_after(j) if is_plural and self.facts.kb.predicates[pred].inverse == pred else []
+        if len(group) >= 2 and not self._possessed(j):
+            # "the three sisters {C}, {B} and {D}": each is each other's
+            return [Statement((x,), y, pred, gender, toks[j].low, "mutual", (j, group[-1][1]))
+                    for x, _ in group for y, _ in group if x != y]
         if pair and is_plural and self.facts.kb.predicates[pred].inverse == pred:
             # "{B} and {C}, brothers who rarely agree", "{C} and {D}, two sisters": each the other's
             (x, xi), (y, yi) = pair
@@ -838,7 +843,11 @@ class _Reader:
             elif pk.kind == "word" and pk.low in ARTICLES:
                 start, article = k, True
                 owner = -1
-                if k >= 2 and toks[k - 1].low in HAVING:
+                if k >= 2 and toks[k - 1].low in HAVING and toks[k - 2].low == "they":
+                    couple = self._couple(list(dict.fromkeys(t.ent for t in toks[:k] if t.kind == "ent" and t.ent >= 0)))
+                    if couple and toks[k].low in ("a", "an", "one", "another"):
+                        possessors, start = couple, k - 2  # "{B} and {A} married. They had a son, {C}"
+                elif k >= 2 and toks[k - 1].low in HAVING:
                     owner = self._ent(k - 2, poss=False) if toks[k - 2].kind in ("ent", "pron") else \
                         self._subject(self._clause_start(k - 1), k - 1)  # "{B}, brother of {A}, has a son"
                 if owner >= 0 and toks[k].low in ("a", "an", "one", "another"):
@@ -952,6 +961,26 @@ class _Reader:
             out.append(Statement(possessors, toks[name].ent, pred, gender, toks[noun].low, "after", (k, j + 6)))
         return out
 
+    def _group_after(self, j: int) -> list[tuple[int, int]]:
+        """The people listed right after a plural noun: "brothers {C} and {D}", "{C}, {B}, and {D}"."""
+        toks = self.toks
+        out: list[tuple[int, int]] = []
+        r = j + 1
+        while r < len(toks) and toks[r].kind == "ent" and not toks[r].poss and toks[r].ent >= 0:
+            out.append((toks[r].ent, r))
+            r += 1
+            while r < len(toks) and toks[r].low in (",", "and"):
+                r += 1
+        return out
+
+    def _possessed(self, j: int) -> bool:
+        """Whether a possessive comes just before the noun at j ("her brothers {B} and {C}")."""
+        k = j - 1
+        while k >= 0 and self.toks[k].kind == "word" and self.toks[k].low in ("two", "three", "four", "older",
+                                                                               "younger", "twin", "little", "big"):
+            k -= 1
+        return k >= 0 and (self.toks[k].poss or self.toks[k].form in ("his", "their"))
+
     def _pair_before(self, j: int) -> tuple[tuple[int, int], tuple[int, int]] | None:
         """The two people of "{X} and {Y}, [the two | two | both] R..." before the noun at j."""
         toks = self.toks
@@ -986,6 +1015,10 @@ class _Reader:
             if toks[r].text != "," or r + 1 >= len(toks) or toks[r + 1].poss:
                 return []
             r += 1
+        elif r + 2 < len(toks) and toks[r].low == "who" and toks[r + 1].low in ("is", "was") \
+                and toks[r + 2].kind == "ent" and toks[r + 2].ent >= 0:
+            r += 2  # "a grandson who is {B}"
+            return [(toks[r].ent, r)]
         elif r < len(toks) and toks[r].low in ("is", "was", "named", "called"):
             r += 1
             if r < len(toks) and toks[r].poss:
@@ -1009,6 +1042,9 @@ class _Reader:
         if b >= 1 and toks[b].text == "," and toks[b - 1].kind == "ent" and not toks[b - 1].poss \
                 and toks[b - 1].ent >= 0:
             return [(toks[b - 1].ent, b - 1)], "apposition"
+        if b >= 0 and toks[b].kind == "ent" and not toks[b].poss and toks[b].ent >= 0 and toks[s].kind == "pron" \
+                and not toks[s].slot and s + 2 < len(toks) and toks[s + 2].kind != "ent":
+            return [(toks[b].ent, b)], "apposition"  # "left {A} her daughter to ...": {A} is the daughter
         if b >= 1 and toks[b].low in COPULAS:
             c = b - 1
             if c >= 1 and toks[c].text == "," and toks[c - 1].kind == "ent":
