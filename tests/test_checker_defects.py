@@ -52,6 +52,10 @@ def _has(flags: list, rule: str, words: str, drops: bool = True) -> bool:
     ("wife", "male", "{A} and {A.his} wife of eight years {B} planted a quince.", "world"),
     ("wife", "male", "{A} married {B} in 1974 on a wet Tuesday.", "world"),
     ("grandson", "any", "{A} drove {A.his} teenage grandson {B} to the match.", "world"),
+    ("son", "any", "{B} is the only son of {A} and fixes every leaking tap.", "world"),
+    ("father", "any", "{B} has been {A}'s father for thirty years and still calls on Sundays.", "world"),
+    ("mother", "any", "{B}, the mother of {A}, is a hundred and rides a tricycle.", "world"),
+    ("husband-son", "female", "{A}, married to {B} for decades, watched {B.his} son {C} sail.", "world"),
     ("wife-son", "male", "{A} watched {A.his} wife {B} teach {B.his} son {C} to juggle.", "world"),
     # a person named who is not in the clause
     ("brother", "any", "{A}'s brother {B} met Beth at the station.", "extra-person"),
@@ -77,6 +81,7 @@ def test_a_name_repeated_in_one_sentence_is_reported_but_kept(tmp_path):
     ("daughter", "any", "{B}, daughter of the blacksmith {A}, forged a sword."),
     ("son-wife", "female", "{A} took {A.his} son {B} and {B.his} wife {C} to the coast."),
     ("mother-in-law", "male", "{A} drove {A.his} wife's mother {B} to the clinic."),
+    ("sister", "any", "The fence was mended by {B} who is {A}'s sister."),
 ])
 def test_facts_told_with_their_owner_are_not_flagged(tmp_path, clause, key, text):
     flags = _yaml_flags(tmp_path, clause, key, text)

@@ -1053,6 +1053,8 @@ class _Reader:
                 c -= 1
             if c >= 2 and toks[c].low == "who" and toks[c - 1].text == ",":
                 c -= 2
+            elif c >= 1 and toks[c].low == "who" and toks[c - 1].kind == "ent" and not toks[c - 1].poss:
+                c -= 1  # "{D} who is {C}'s grandfather" (no comma)
             who = self._ent(c, poss=False)
             if who < 0:
                 return [], ""
@@ -1396,12 +1398,17 @@ WORLD = [
                 rf"|reached|reaching) (?:the age of )?{_TENS}\b|\b[a-z]+(?:th|st|nd|rd) birthday\b|\b(?:in|into|past)"
                 r" (?:[a-z]+ )?(?:twenties|thirties|forties|fifties|sixties|seventies|eighties|nineties)\b"
                 r"|\b(?:teenage|teenager|teenagers|teens|toddler|toddlers|newborn|newborns|infant|infants|adolescent"
-                r"|adolescence|octogenarian|nonagenarian|centenarian|pensioner|pensioners|schoolboy|schoolgirl)\b",
+                r"|adolescence|octogenarian|nonagenarian|centenarian|pensioner|pensioners|schoolboy|schoolgirl)\b"
+                r"|\b(?:is|was|turned|turns) (?:nearly |almost |over |past )?a hundred\b"
+                rf"|\b(?:has|have|had) been (?:X's|his|her|their) [a-z-]+ for (?:{_NUM}|half a century|a century)\b",
                 re.I), "an age"),
     (re.compile(r"\b(?:1[0-9]{3}|20[0-9]{2})s?\b|\bthe (?:sixties|seventies|eighties|nineties|fifties|forties)\b", re.I),
      "a date"),
-    (re.compile(rf"\b{_BOND}\W+(?:\w+\W+){{0,3}}?(?:(?:for|of) (?:{_NUM}|a|several|many) (?:years?|decades?)|{_NUM} "
-                r"(?:years|decades))\b"
+    (re.compile(r"\b(?:only|sole|one and only) (?:son|daughter|child|children|brother|sister|sibling|grandson|granddaughter"
+                r"|grandchild|nephew|niece|uncle|aunt|son-in-law|daughter-in-law|brother-in-law|sister-in-law|kid|boy|girl)\b",
+                re.I), "how many relatives of a kind someone has"),
+    (re.compile(rf"\b{_BOND}\W+(?:\w+[^\w.;:!?]+){{0,5}}?(?:(?:for|of) (?:{_NUM}|a|several|many) (?:years?|decades?)"
+                rf"|(?:for|of) (?:half a century|a century|decades)|{_NUM} (?:years|decades))\b"
                 rf"|\b(?:{_NUM}|several|many) (?:years?|decades?) (?:of |after |since )?(?:\w+ ){{0,2}}{_BOND}\b"
                 r"|\b(?:golden|silver|ruby|diamond|pearl|coral|sapphire|emerald|tin|paper|crystal) (?:wedding|anniversary)"
                 r"|\b[a-z]+(?:th|st|nd|rd) (?:wedding )?anniversary\b", re.I), "how long a marriage has lasted"),
