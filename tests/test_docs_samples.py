@@ -12,6 +12,7 @@ import io
 import os
 import re
 import shlex
+import shutil
 
 import pytest
 
@@ -19,7 +20,7 @@ from helpers import REPO
 
 SAMPLE = re.compile(r"<!-- sample: (?P<name>[\w-]+) -->\n```(?P<lang>python|sh)\n(?P<code>.*?)```\n\n"
                     r"```text\n(?P<out>.*?)```", re.S)
-DOCS = [REPO / "docs" / "rl.md", REPO / "docs" / "eval.md", REPO / "README.md"]
+DOCS = [REPO / "docs" / "rl.md", REPO / "docs" / "eval.md", REPO / "docs" / "graph.md", REPO / "README.md"]
 
 
 def samples():
@@ -57,7 +58,20 @@ def test_documented_output_matches_a_real_run(doc, name):
 
 def test_the_documented_samples_exist():
     names = {p.values[1] for p in samples()}
-    assert {"curriculum", "stories"} <= names
+    assert {"curriculum", "stories", "story-graph", "graph-networkx"} <= names
+
+
+def test_the_readme_picture_is_what_its_command_draws(tmp_path):
+    command = next(m.group("code") for m in SAMPLE.finditer((REPO / "README.md").read_text(encoding="utf-8"))
+                   if m.group("name") == "story-graph")
+    fresh = tmp_path / "story.png"
+    run_code(f"{command.strip()} --draw {fresh}", "sh")
+    picture = REPO / "docs" / "story_graph.png"
+    if os.environ.get("CLUTRR_REGEN_DOCS"):
+        shutil.copyfile(fresh, picture)
+    assert picture.read_bytes() == fresh.read_bytes(), (
+        "docs/story_graph.png is not what the README's story-graph command draws; redraw it with: "
+        "CLUTRR_REGEN_DOCS=1 .venv/bin/pytest tests/test_docs_samples.py")
 
 
 class StubPolicy:

@@ -24,7 +24,8 @@ LAYERS: list[tuple[str, ...]] = [
     ("clutrr.pipeline",),  # one generation run: plan, execute, collect, de-duplicate, assemble
     ("clutrr.llm",),  # chat clients, prompts, answer extraction
     ("clutrr.eval",),  # scoring predictions, reports
-    ("clutrr.rl", "clutrr.diagnostics"),  # RL rewards and curricula; audits, probes, verification
+    ("clutrr.rl", "clutrr.diagnostics", "clutrr.graph"),  # RL rewards and curricula; audits, probes,
+    # verification; story graphs (networkx, pictures)
     ("clutrr.integrations",),  # plug-ins for TRL, reasoning-gym, verifiers (imported only when used)
     ("clutrr.baselines",),  # reference models (never import commands)
     ("clutrr.commands",),  # argv -> config objects, one call each

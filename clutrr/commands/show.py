@@ -6,7 +6,11 @@ import random
 
 from clutrr.story.generator import GeneratorConfig, check_request, make_example
 from clutrr.core.noise import NOISE_KINDS
+from clutrr.diagnostics.progress import bar
 from clutrr.errors import UsageError
+from clutrr.graph.items import item_stories
+from clutrr.graph.output import draw_stories
+from clutrr.graph.story import answer_lines
 from clutrr.io.csv_format import StoryRow
 from clutrr.io.datadir import load_splits
 
@@ -24,6 +28,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--noise", default="none", help=f"without DATA: {'|'.join(NOISE_KINDS)} (default none)")
     p.add_argument("--split", default="test", help="without DATA: train or test templates and patterns (default test)")
     p.add_argument("--seed", type=int, default=0, help="which stories: a seeded sample of the file, or the generator seed")
+    p.add_argument("--draw", metavar="FILE", default=None,
+                   help="also draw each story's graph to FILE (.svg or .png; several: FILE-1.svg, FILE-2.svg, ...)")
+    p.add_argument("--items", metavar="ITEMS", default=None,
+                   help="with DATA: the stories of clutrr eval's items.jsonl, with each model's answer")
+    p.add_argument("--model", default=None, help="with --items: one model's answers only")
+    p.add_argument("--wrong", action="store_true", help="with --items: only stories a model got wrong")
 
 
 def format_row(row: StoryRow) -> str:
@@ -54,6 +64,19 @@ def run(args: argparse.Namespace) -> int:
     """Print the stories, one blank line apart."""
     if args.n < 1:
         raise UsageError(f"-n must be at least 1, got {args.n}")
-    rows = _from_folder(args) if args.data is not None else _generated(args)
-    print("\n\n".join(format_row(r) for r in rows))
+    if args.items is None and (args.model is not None or args.wrong):
+        raise UsageError("--model and --wrong go with --items")
+    if args.items is not None:
+        if args.data is None:
+            raise UsageError("--items needs DATA, the dataset folder the evaluation ran on")
+        shown = item_stories(args.items, args.data, model=args.model, file=args.file, wrong=args.wrong,
+                             n=args.n, seed=args.seed)
+    else:
+        shown = [(r, r) for r in (_from_folder(args) if args.data is not None else _generated(args))]
+    texts = ["\n".join([format_row(row), *(f"  {line}" for line in answer_lines(src))]) for row, src in shown]
+    if args.draw is not None:
+        with bar(len(shown), "drawing", unit="story") as progress:
+            paths = draw_stories([src for _, src in shown], args.draw, step=progress.update)
+        texts = [f"{text}\n  picture: {path}" for text, path in zip(texts, paths)]
+    print("\n\n".join(texts))
     return 0
