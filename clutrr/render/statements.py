@@ -495,21 +495,14 @@ class _Reader:
         k = start
         while k < min(end, len(toks)):
             t = toks[k]
-            if t.kind == "ent" and t.ent >= 0:
-                if not t.poss:
-                    return t.ent, k
-                k += 1
-                while k < len(toks) and toks[k].kind == "word" and toks[k].low not in FUNCTION:
-                    k += 1  # "{A}'s older sister"
-                if k < len(toks) and toks[k].text == ",":
-                    k += 1
-                continue
+            if t.kind == "ent" and t.ent >= 0 and not t.poss:
+                return t.ent, k
             if t.kind == "pron" and t.form == "he" and k in self.referent:
                 return self.referent[k][0], k
-            if t.kind == "pron" and t.form == "his":
-                k += 1
+            if (t.kind == "ent" and t.ent >= 0) or (t.kind == "pron" and t.form == "his"):
+                k += 1  # a possessive: "{A}'s older sister {B}", "his older sister, {B}"
                 while k < len(toks) and toks[k].kind == "word" and toks[k].low not in FUNCTION:
-                    k += 1  # "his older sister"
+                    k += 1
                 if k < len(toks) and toks[k].text == ",":
                     k += 1
                 continue
@@ -1331,16 +1324,7 @@ def sentences(toks: list[Tok]) -> list[list[Tok]]:
 
 def self_possessives(toks: list[Tok], text: str) -> list[str]:
     """Rule 3: spans "[X] ... [X]'s" inside one sentence."""
-    out = []
-    for sent in sentences(toks):
-        first: dict[int, Tok] = {}
-        for t in sent:
-            if t.kind != "ent" or t.ent < 0:
-                continue
-            if t.poss and t.ent in first:
-                out.append(" ".join(text[first[t.ent].start:t.end].split()))
-            first.setdefault(t.ent, t)
-    return out
+    return repeated_names(toks, text, possessive=True)
 
 
 def _proper_name(toks: list[Tok], i: int) -> bool:
@@ -1428,15 +1412,16 @@ def world_flags(text: str) -> list[Flag]:
     return out
 
 
-def repeated_names(toks: list[Tok], text: str) -> list[str]:
-    """Spans "[X] ... [X]" inside one sentence (a person named twice, possessive or not)."""
+def repeated_names(toks: list[Tok], text: str, possessive: bool = False) -> list[str]:
+    """Spans "[X] ... [X]" inside one sentence (a person named twice, possessive or not; with
+    ``possessive``, only where the second naming is "[X]'s")."""
     out = []
     for sent in sentences(toks):
         first: dict[int, Tok] = {}
         for t in sent:
             if t.kind != "ent" or t.ent < 0:
                 continue
-            if t.ent in first:
+            if t.ent in first and (t.poss or not possessive):
                 out.append(" ".join(text[first[t.ent].start:t.end].split()))
             first.setdefault(t.ent, t)
     return out
