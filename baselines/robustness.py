@@ -151,8 +151,17 @@ def table(summary: dict[str, dict[str, dict[str, Any]]], experiment: str) -> tup
     corner = "train \\ test" if experiment == "noise" else "train \\ test k"
     rows = []
     for name, cells in summary.items():
-        rows.append([name, *(f"{cells[c]['mean']:.3f} ± {cells[c]['se']:.3f}" if c in cells else "–" for c in cols)])
+        rows.append([name, *(_cell(cells[c]) if c in cells else "–" for c in cols)])
     return [corner, *cols], rows
+
+
+def _cell(cell: dict[str, Any]) -> str:
+    """Mean ± standard error; the mean alone after one run (which gives no standard error)."""
+    return f"{cell['mean']:.3f} ± {cell['se']:.3f}" if cell["runs"] > 1 else f"{cell['mean']:.3f}"
+
+
+def _spread(runs: int) -> str:
+    return f"± standard error over {runs} runs" if runs > 1 else "over 1 run (one run gives no standard error)"
 
 
 def render_text(doc: dict[str, Any]) -> str:
@@ -161,7 +170,7 @@ def render_text(doc: dict[str, Any]) -> str:
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
     lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in [header, *rows]]
     runs = max(c["runs"] for row in doc["summary"].values() for c in row.values())
-    return "\n".join([doc["title"], *lines, f"mean accuracy ± standard error over {runs} run(s)", ""])
+    return "\n".join([doc["title"], *lines, f"mean accuracy {_spread(runs)}", ""])
 
 
 def render_markdown(doc: dict[str, Any]) -> str:
@@ -170,8 +179,10 @@ def render_markdown(doc: dict[str, Any]) -> str:
     runs = max(c["runs"] for row in doc["summary"].values() for c in row.values())
     settings = ", ".join(f"{k}={v}" for k, v in doc.get("settings", {}).items()) or "its defaults"
     lines = [f"# {doc['title']}", "",
-             f"Model `{doc['model']}` ({settings}); cells are the mean test accuracy ± its standard error (sample "
-             f"std / √runs) over {runs} run(s); {doc['cpu_seconds']:.0f} CPU seconds in all.", "",
+             f"Model `{doc['model']}` ({settings}); cells are the mean test accuracy "
+             + (f"± its standard error (sample std / √runs) over {runs} runs" if runs > 1 else
+                "of 1 run (one run gives no standard error)")
+             + f"; {doc['cpu_seconds']:.0f} CPU seconds in all.", "",
              *md_table(header, rows),
              "", "Data, one folder per training setting:", "",
              *(f"- `{name}`: `clutrr generate {' '.join(args)}`" for name, args in doc["generate"].items()), ""]

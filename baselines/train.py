@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from clutrr.baselines.optional import require_torch
+from clutrr.io.ownership import FORCE_HELP
 
 require_torch(main=__name__ == "__main__")
 
@@ -209,7 +210,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="seed of the first run (its model and validation split)")
     p.add_argument("--runs", type=int, default=1, help="runs with seeds seed, seed+1, ... (1)")
     p.add_argument("--out", default=None, help="folder for results.json, checkpoints, predictions and reports")
-    p.add_argument("--force", action="store_true", help="write into a non-empty --out folder")
+    p.add_argument("--force", action="store_true", help=FORCE_HELP)
     p.add_argument("--threads", type=int, default=1, help="CPU threads for torch (1: fastest on a shared CPU)")
     p.add_argument("--max-train", type=int, default=None, help="use only the first N training stories")
     p.add_argument("--probe", default=None,

@@ -41,16 +41,21 @@ def test_invalid_rules_file(tmp_path):
     assert not out.exists()
 
 
-def test_non_empty_output_needs_force(tmp_path):
+def test_non_empty_output_needs_force_and_force_replaces_only_a_dataset(tmp_path):
     out = tmp_path / "out"
     out.mkdir()
     (out / "keep.txt").write_text("x")
-    res = run_generate("--train-rows", "5", "--test-rows", "5", "--test-k", "2", "--out", str(out))
+    small = ("--train-rows", "5", "--test-rows", "5", "--test-k", "2", "--out", str(out))
+    res = run_generate(*small)
     assert res.returncode == 2 and "not empty" in res.stderr and len(res.stderr.strip().splitlines()) == 1
+    res = run_generate(*small, "--force")
+    assert res.returncode == 2 and "clutrr did not write it" in res.stderr and len(res.stderr.strip().splitlines()) == 1
     assert [p.name for p in out.iterdir()] == ["keep.txt"]
-    res = run_generate("--train-rows", "5", "--test-rows", "5", "--test-k", "2", "--out", str(out), "--force")
+    (out / "keep.txt").unlink()
+    assert run_generate(*small).returncode == 0
+    res = run_generate(*small, "--seed", "1", "--force")
     assert res.returncode == 0, res.stderr
-    assert "keep.txt" not in [p.name for p in out.iterdir()] and (out / "config.json").exists()
+    assert '"seed": 1' in (out / "config.json").read_text()
     assert [p.name for p in tmp_path.iterdir()] == ["out"]
 
 

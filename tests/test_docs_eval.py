@@ -46,7 +46,7 @@ def test_the_eval_example_prints_what_the_doc_shows(tmp_path):
         res = subprocess.run(words, cwd=tmp_path, capture_output=True, text=True, timeout=300)
         assert res.returncode == 0, res.stderr
     assert {p.name for p in (tmp_path / "reports" / "eval").iterdir()} == {
-        "report.md", "report.json", "items.jsonl", "accuracy_vs_k.png"}
+        "report.md", "report.json", "items.jsonl", "accuracy_vs_k.png", ".clutrr-output.json"}
     titles = [block.splitlines()[0] for block in m.group("out").strip().split("\n\n")]
     printed = shown(res.stdout, titles)
     if os.environ.get("CLUTRR_REGEN_DOCS"):

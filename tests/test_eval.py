@@ -200,7 +200,8 @@ def test_python_api_and_report_round_trip(data, tmp_path):
     again = Report.from_dict(json.loads(json.dumps(report.to_dict())))
     assert again.to_dict() == report.to_dict()
     write_report([report], tmp_path / "out")
-    assert {p.name for p in (tmp_path / "out").iterdir()} == {"report.md", "report.json", "items.jsonl", "accuracy_vs_k.png"}
+    assert {p.name for p in (tmp_path / "out").iterdir()} == {"report.md", "report.json", "items.jsonl",
+                                                              "accuracy_vs_k.png", ".clutrr-output.json"}
 
 
 def test_wilson_interval_known_values():
@@ -265,5 +266,6 @@ def test_without_matplotlib_the_report_is_written_without_the_plot(data, tmp_pat
     preds = write_jsonl(tmp_path / "p.jsonl", [{"id": g.id, "prediction": g.target} for g in golds(data)])
     code, out, err = run_eval(capsys, data, "--predictions", preds, "--out", tmp_path / "r")
     assert code == 0 and "accuracy_vs_k.png not drawn: matplotlib is not installed" in err
-    assert {p.name for p in (tmp_path / "r").iterdir()} == {"report.md", "report.json", "items.jsonl"}
+    assert {p.name for p in (tmp_path / "r").iterdir()} == {"report.md", "report.json", "items.jsonl",
+                                                            ".clutrr-output.json"}
     assert "accuracy_vs_k.png" not in (tmp_path / "r" / "report.md").read_text()

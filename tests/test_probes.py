@@ -162,7 +162,7 @@ def test_unknown_kind_is_a_usage_error(tmp_path, capsys):
 def test_cli_writes_probe_csvs_for_test_files(tmp_path):
     out = tmp_path / "probe"
     assert main(["probe", str(FIXTURES), "--kind", "word-permute", "--q", "2", "--out", str(out)]) == 0
-    assert sorted(p.name for p in out.iterdir()) == ["1.2_test.csv", "1.3_test.csv", "probe.json"]
+    assert sorted(p.name for p in out.iterdir()) == [".clutrr-output.json", "1.2_test.csv", "1.3_test.csv", "probe.json"]
     rows = read_csv(out / "1.3_test.csv")
     assert len(rows) == 8
     again = make_probe("word-permute", read_csv(FIXTURES / "1.3_test.csv"), KB, seed=0, q=2)

@@ -133,7 +133,7 @@ def test_record_text_and_fields():
 def test_cli_writes_one_jsonl_per_split_and_the_counts(tmp_path, capsys):
     out = tmp_path / "nli"
     assert main(["recast", str(FIXTURES), "--out", str(out)]) == 0
-    assert sorted(p.name for p in out.iterdir()) == ["1.2_test.jsonl", "1.2_train.jsonl", "1.3_test.jsonl", "summary.json"]
+    assert sorted(p.name for p in out.iterdir()) == [".clutrr-output.json", "1.2_test.jsonl", "1.2_train.jsonl", "1.3_test.jsonl", "summary.json"]
     summary = json.loads((out / "summary.json").read_text())["splits"]
     for name, info in summary.items():
         lines = (out / f"{name}.jsonl").read_text().splitlines()

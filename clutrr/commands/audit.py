@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from clutrr.io.ownership import FORCE_HELP
 from clutrr.core.kb import load_kb
 from clutrr.diagnostics.audit import ALPHA, MIN_WORD_COUNT, AuditResult, audit_dataset, render_markdown
 from clutrr.diagnostics.easy_hard import (
@@ -51,7 +52,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="hypothesis-only encoder of a recast folder: bilstm (default; needs PyTorch, skipped "
                              "with a note without it), none, or a function fit_predict(train_texts, train_labels, "
                              "train_groups, test_texts, seed) -> {'predictions': [...]}")
-    parser.add_argument("--force", action="store_true", help="overwrite files in non-empty output folders")
+    parser.add_argument("--force", action="store_true", help=FORCE_HELP)
     parser.add_argument("--kb", default="kinship", help="KB giving the label vocabulary (default: kinship)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the cross-validation folds (default: 0)")
     parser.add_argument("--alpha", type=float, default=ALPHA, help=f"significance level (default: {ALPHA})")

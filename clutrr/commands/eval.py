@@ -6,6 +6,7 @@ import os
 import sys
 from pathlib import Path
 
+from clutrr.io.ownership import FORCE_HELP
 from clutrr.errors import UsageError
 from clutrr.io.staging import check_output
 from clutrr.eval.data import load_eval_set
@@ -73,7 +74,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     scope.add_argument("--reference", action="append", default=[], metavar="NAME",
                        help=f"published curve to add to the k table and plot: {', '.join(published())} (repeatable)")
     scope.add_argument("--out", help="folder for report.md, report.json, items.jsonl and accuracy_vs_k.png")
-    scope.add_argument("--force", action="store_true", help="overwrite files in a non-empty --out folder")
+    scope.add_argument("--force", action="store_true", help=FORCE_HELP)
 
 
 def _named(value: str, default: str) -> tuple[str, str]:

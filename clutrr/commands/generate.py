@@ -8,6 +8,8 @@ import sys
 
 from clutrr.commands.console import Parser, run_command
 from clutrr.engines import engine_names
+from clutrr.engines.resources import capped_workers, usable_cpus
+from clutrr.io.ownership import FORCE_HELP
 from clutrr.pipeline.run import write_dataset
 from clutrr.pipeline.spec import ROWS_PER_SHARD, DatasetSpec, RunOptions
 from clutrr.io.formats import parse_formats
@@ -21,24 +23,28 @@ NAME = "generate"
 HELP = "generate train/test splits of CLUTRR-style stories"
 
 
-def parse_ks(text: str) -> tuple[int, ...]:
-    """Parse '2,3', '2..10' or a mix like '2,4..6' into sorted distinct lengths."""
-    out: set[int] = set()
-    for part in text.split(","):
-        part = part.strip()
-        try:
-            if ".." in part:
-                lo, hi = part.split("..")
-                out.update(range(int(lo), int(hi) + 1))
-            elif part:
-                out.add(int(part))
-        except ValueError:
-            raise UsageError(f"bad list of lengths {text!r} (use e.g. 2,3 or 2..10)") from None
-    if not out:
+def parse_ks(text: str, flag: str = "--k") -> tuple[int, ...]:
+    """Parse '2,3', '2..10' or a mix like '2,4..6' into sorted distinct lengths; ``none`` gives
+    no lengths. Each range is checked against 1..MAX_K before it is expanded; UsageError for an
+    empty list or range."""
+    if text.strip().lower() == "none":
         return ()
-    bad = [k for k in out if k < 1 or k > MAX_K]
-    if bad:
-        raise UsageError(f"k must be between 1 and {MAX_K}, got {min(bad) if min(bad) < 1 else max(bad)}")
+    out: set[int] = set()
+    for part in (p.strip() for p in text.split(",")):
+        if not part:
+            continue
+        try:
+            lo, hi = (int(x) for x in part.split("..")) if ".." in part else (int(part), int(part))
+        except ValueError:
+            raise UsageError(f"bad list of lengths {text!r} for {flag} (use e.g. 2,3 or 2..10)") from None
+        bad = [k for k in (lo, hi) if k < 1 or k > MAX_K]
+        if bad:
+            raise UsageError(f"k must be between 1 and {MAX_K}, got {bad[0]}")
+        if lo > hi:
+            raise UsageError(f"{flag} {text!r}: the range {part} is empty (write the shorter length first)")
+        out.update(range(lo, hi + 1))
+    if not out:
+        raise UsageError(f"{flag} is empty: give lengths such as 2,3 or 2..10 (or none, for no such files)")
     return tuple(sorted(out))
 
 
@@ -53,8 +59,8 @@ def parse_noise(text: str) -> tuple[str, ...]:
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """Options of the generate command."""
-    p.add_argument("--k", default="2,3", help="training chain lengths, e.g. 2,3 (default 2,3)")
-    p.add_argument("--test-k", default="2..10", help="test chain lengths (default 2..10)")
+    p.add_argument("--k", default="2,3", help="training chain lengths, e.g. 2,3 (default 2,3; none: no training file)")
+    p.add_argument("--test-k", default="2..10", help="test chain lengths (default 2..10; none: no test files)")
     p.add_argument("--noise", default="none", help=f"noise in training stories: {'|'.join(NOISE_KINDS)} (default none)")
     p.add_argument("--test-noise", default=None, help="comma-separated noise types of the test files (default: --noise)")
     p.add_argument("--noise-facts", type=int, default=2, help="facts per noise type in a story (default 2)")
@@ -63,10 +69,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--holdout", type=float, default=0.1, help="share of k>2 patterns kept out of training (default 0.1)")
     p.add_argument("--seed", type=int, default=0, help="random seed: fixes every byte of the output (default 0)")
     p.add_argument("--out", default="data/clutrr", help="output directory (default data/clutrr)")
-    p.add_argument("--force", action="store_true", help="replace an existing non-empty output directory")
+    p.add_argument("--force", action="store_true", help=FORCE_HELP)
     p.add_argument("--workers", type=int, default=None,
                    help="worker processes (local engine, default 1) or CPUs of a local Ray instance (default all);"
-                        " output is identical for any number")
+                        " at most the CPUs this process may use, and never more than the tasks; output is identical"
+                        " for any number")
+    p.add_argument("--oversubscribe", action="store_true",
+                   help="allow --workers above the CPU count (still checked against the memory available)")
     p.add_argument("--engine", default="local", choices=engine_names(),
                    help="where tasks run: local processes (default) or ray (pip install 'clutrr[ray]')")
     p.add_argument("--address", default=None, help="with --engine ray: a running Ray cluster (auto or HOST:PORT)")
@@ -79,7 +88,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--num-shards", type=int, default=None, help="number of jobs sharing the shards (with --shard)")
     p.add_argument("--resume", action="store_true",
                    help="keep finished shards when stopped, and skip shards already finished by an earlier run")
-    p.add_argument("--kb", default="kinship", help="KB: kinship or a rules file (must be sound)")
+    p.add_argument("--kb", default="kinship",
+                   help="KB: kinship (default), kinship-blood, or a rules file marked sound (clutrr_v1 is not)")
     p.add_argument("--templates", default="paraphrase", help="templates: paraphrase (the bank), synthetic (one plain sentence per fact), or a YAML/AMT JSON path (default paraphrase)")
     p.add_argument("--fallback-templates", default="paraphrase",
                    help="bank that fills the one-fact clauses --templates lacks (default paraphrase; none: no filling)")
@@ -95,7 +105,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
-RUNTIME_ONLY = ("out", "workers", "force", "quiet", "command", "engine", "address", "shard", "num_shards", "resume")
+RUNTIME_ONLY = ("out", "workers", "oversubscribe", "force", "quiet", "command", "engine", "address", "shard", "num_shards", "resume")
 
 
 def recorded_arguments(args: argparse.Namespace) -> dict:
@@ -121,7 +131,7 @@ def spec_from_args(args: argparse.Namespace) -> DatasetSpec:
         relations=args.relations,
     )
     return DatasetSpec(
-        train_k=parse_ks(args.k), test_k=parse_ks(args.test_k), noise=noise[0], test_noise=test_noise,
+        train_k=parse_ks(args.k), test_k=parse_ks(args.test_k, "--test-k"), noise=noise[0], test_noise=test_noise,
         train_rows=args.train_rows, test_rows=args.test_rows, seed=args.seed, config=config,
     )
 
@@ -136,7 +146,9 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--num-shards must be at least 1, got {args.num_shards}")
     # a job scheduler stops a job with SIGTERM: clean up (workers, work folder) as for Ctrl-C
     signal.signal(signal.SIGTERM, _interrupt)
-    workers = args.workers if args.workers is not None else (os.cpu_count() or 1 if args.engine == "ray" else 1)
+    if args.address is not None and args.engine != "ray":
+        raise UsageError("--address names a Ray cluster: use it with --engine ray")
+    workers = _workers(args)
     run = RunOptions(workers=workers, engine=args.engine, address=args.address, resume=args.resume,
                      shard=None if args.shard is None else (args.shard, args.num_shards), progress=not args.quiet)
     result = write_dataset(spec, args.out, force=args.force, args=recorded_arguments(args),
@@ -151,6 +163,18 @@ def run(args: argparse.Namespace) -> int:
     print(f"wrote {rows} rows in {len(result['files'])} files ({shards} shards, {', '.join(result['formats'])})"
           f" to {args.out}", file=sys.stderr)
     return 0
+
+
+def _workers(args: argparse.Namespace) -> int:
+    """The worker count: as asked (default 1, all CPUs for a local Ray instance), lowered to the
+    CPUs this process may use unless --oversubscribe, with a note when lowered."""
+    if args.workers is None:
+        return usable_cpus() if args.engine == "ray" else 1
+    workers = capped_workers(args.workers, args.oversubscribe)
+    if workers < args.workers and not (args.engine == "ray" and args.address):
+        print(f"note: --workers {args.workers} lowered to {workers}, the CPUs this process may use "
+              f"(--oversubscribe keeps more)", file=sys.stderr)
+    return workers
 
 
 def main(argv: list[str] | None = None) -> int:

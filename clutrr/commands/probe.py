@@ -6,6 +6,7 @@ import json
 from collections import Counter
 from pathlib import Path
 
+from clutrr.io.ownership import FORCE_HELP
 from clutrr.io.csv_format import CsvWriter
 from clutrr.io.staging import StagedDir
 from clutrr.errors import UsageError
@@ -22,7 +23,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("directory", help="folder of CLUTRR CSV files; its test files are probed")
     parser.add_argument("--kind", required=True, help=f"probe kind: {' | '.join(KINDS)}")
     parser.add_argument("--out", help="output folder (default: probes/<folder name>/<kind> under the current directory)")
-    parser.add_argument("--force", action="store_true", help="overwrite files in a non-empty --out folder")
+    parser.add_argument("--force", action="store_true", help=FORCE_HELP)
     parser.add_argument("--q", type=int, default=THESIS_Q,
                         help=f"permutations per story for word-permute (default: {THESIS_Q}, as in Sinha's thesis; "
                              "Omega_rand differs from Omega_max only when q is at least the number of labels)")

@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from clutrr.io.ownership import FORCE_HELP
 from clutrr.core.kb import load_kb
 from clutrr.diagnostics.progress import bar
 from clutrr.diagnostics.recast import CONTRADICTION, NEGATIVES, check_kb, recast_splits
@@ -18,7 +19,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``clutrr recast``."""
     parser.add_argument("directory", help="folder of CLUTRR CSV files (one split per file)")
     parser.add_argument("--out", required=True, help="folder for <split>.jsonl files and summary.json")
-    parser.add_argument("--force", action="store_true", help="overwrite files in a non-empty --out folder")
+    parser.add_argument("--force", action="store_true", help=FORCE_HELP)
     parser.add_argument("--kb", default="kinship",
                         help="sound KB whose closure of each story gives the labels: kinship or kinship-blood "
                              "(default: kinship)")

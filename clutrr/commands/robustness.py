@@ -8,6 +8,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from clutrr.io.ownership import FORCE_HELP
 from clutrr.commands.generate import parse_ks
 from clutrr.errors import UsageError
 from clutrr.io.staging import check_output
@@ -47,7 +48,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     model.add_argument("--batch-size", type=int, default=64, help="items per call of a queried function (64)")
     out = parser.add_argument_group("output")
     out.add_argument("--out", help="folder for robustness.md, robustness.json (and accuracy_vs_k.png)")
-    out.add_argument("--force", action="store_true", help="write into a non-empty --out folder")
+    out.add_argument("--force", action="store_true", help=FORCE_HELP)
     out.add_argument("--quiet", action="store_true", help="no progress output")
 
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import random
+from typing import Iterator
 
 from clutrr.story.generator import GeneratorConfig, check_request, make_example
 from clutrr.core.noise import NOISE_KINDS
@@ -54,14 +55,19 @@ def _from_folder(args: argparse.Namespace) -> list[StoryRow]:
     return random.Random(args.seed).sample(rows, min(args.n, len(rows)))
 
 
-def _generated(args: argparse.Namespace) -> list[StoryRow]:
+def _generated(args: argparse.Namespace) -> Iterator[StoryRow]:
     config = GeneratorConfig()
     check_request(args.k, args.noise, args.split, config)
-    return [make_example(config, args.k, args.noise, args.seed, i, args.split).row for i in range(args.n)]
+    return (make_example(config, args.k, args.noise, args.seed, i, args.split).row for i in range(args.n))
+
+
+def _text(row: StoryRow, source) -> str:
+    """A story as :func:`format_row` prints it, with the answers of an evaluated item below."""
+    return "\n".join([format_row(row), *(f"  {line}" for line in answer_lines(source))])
 
 
 def run(args: argparse.Namespace) -> int:
-    """Print the stories, one blank line apart."""
+    """Print the stories, one blank line apart, each as soon as it is made."""
     if args.n < 1:
         raise UsageError(f"-n must be at least 1, got {args.n}")
     if args.items is None and (args.model is not None or args.wrong):
@@ -72,11 +78,13 @@ def run(args: argparse.Namespace) -> int:
         shown = item_stories(args.items, args.data, model=args.model, file=args.file, wrong=args.wrong,
                              n=args.n, seed=args.seed)
     else:
-        shown = [(r, r) for r in (_from_folder(args) if args.data is not None else _generated(args))]
-    texts = ["\n".join([format_row(row), *(f"  {line}" for line in answer_lines(src))]) for row, src in shown]
-    if args.draw is not None:
+        shown = ((r, r) for r in (_from_folder(args) if args.data is not None else _generated(args)))
+    if args.draw is not None:  # every picture's target is checked before any is drawn: all stories first
+        shown = list(shown)
         with bar(len(shown), "drawing", unit="story") as progress:
             paths = draw_stories([src for _, src in shown], args.draw, step=progress.update)
-        texts = [f"{text}\n  picture: {path}" for text, path in zip(texts, paths)]
-    print("\n\n".join(texts))
+        print("\n\n".join(f"{_text(row, src)}\n  picture: {path}" for (row, src), path in zip(shown, paths)))
+        return 0
+    for i, (row, src) in enumerate(shown):
+        print(("\n" if i else "") + _text(row, src), flush=True)
     return 0

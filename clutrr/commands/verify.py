@@ -10,6 +10,7 @@ from clutrr.core.kb import load_kb
 from clutrr.diagnostics.progress import bar
 from clutrr.diagnostics.verify import VERDICTS, summarize, verify_file
 from clutrr.io.datadir import count_rows
+from clutrr.io.staging import write_file
 from clutrr.errors import UsageError
 
 NAME = "verify"
@@ -40,6 +41,18 @@ def _csv_files(paths: list[str]) -> list[Path]:
     return files
 
 
+def _check_report_path(path: Path) -> None:
+    """UsageError unless ``path`` is absent or a report an earlier ``verify --json`` wrote."""
+    if not path.exists():
+        return
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+    except (OSError, ValueError):
+        doc = None
+    if not (isinstance(doc, dict) and {"kb", "total", "files"} <= set(doc)):
+        raise UsageError(f"--json {path} exists and is not a report of clutrr verify; refusing to replace it")
+
+
 def display_name(path: Path) -> str:
     """The path relative to the working directory when it lies below it, else as given; never cut."""
     rel = os.path.relpath(path)
@@ -53,6 +66,8 @@ def _table_line(name: str, width: int, rows: int, counts: dict[str, int]) -> str
 def run(args: argparse.Namespace) -> int:
     """Verify each file, print a table and examples; exit 1 if any row is not entailed."""
     kb = load_kb(args.kb)
+    if args.json_out:
+        _check_report_path(Path(args.json_out))
     files = _csv_files(args.paths)
     sizes = [count_rows(f) for f in files]  # every file is checked to be a CLUTRR CSV before any output
     if not sum(sizes):
@@ -84,5 +99,6 @@ def run(args: argparse.Namespace) -> int:
         print(f"target derivable: {derivable}/{n} ({derivable / n:.1%}); uniquely entailed: "
               f"{total['entailed']}/{n} ({total['entailed'] / n:.1%})")
     if args.json_out:
-        Path(args.json_out).write_text(json.dumps({"kb": kb.name, "total": total, "files": report}, indent=1))
+        write_file(args.json_out, json.dumps({"generator": "clutrr", "kb": kb.name, "total": total, "files": report},
+                                             indent=1))
     return 0 if total["entailed"] == n else 1

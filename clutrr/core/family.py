@@ -16,6 +16,8 @@ import numpy as np
 from clutrr.core.genealogy import bit_rows, relation_masks
 from clutrr.core.kb import KB
 
+MAX_EXPECTED_PEOPLE = 600  # the default settings give 26 (58 for long chains); --generations 8 gives about 1,000
+
 
 @dataclass(frozen=True)
 class FamilyConfig:
@@ -29,7 +31,8 @@ class FamilyConfig:
     p_inlaw_family: float = 0.5
 
     def validate(self) -> None:
-        """Raise ValueError naming the first knob out of range."""
+        """Raise ValueError naming the first knob out of range, or for families expected to
+        be too large to build (see :data:`MAX_EXPECTED_PEOPLE`), with the knobs to lower."""
         if self.generations < 2:
             raise ValueError("generations must be at least 2")
         if not 0 <= self.min_children <= self.max_children or self.max_children < 1:
@@ -37,6 +40,30 @@ class FamilyConfig:
         for name in ("p_marry", "p_female", "p_inlaw_family"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"{name} must be between 0 and 1")
+        size = self.expected_size()
+        if size > MAX_EXPECTED_PEOPLE:
+            raise ValueError(
+                f"families of --generations {self.generations} --min-children {self.min_children} --max-children "
+                f"{self.max_children} --p-marry {self.p_marry:g} would hold about {size:,.0f} people on average "
+                f"(at most {MAX_EXPECTED_PEOPLE} are supported: a family's relation tables grow with the square of "
+                f"its size and the time to build them faster still); lower --generations, --max-children or --p-marry")
+
+    def expected_size(self) -> float:
+        """The mean number of people of a sampled family (``inf`` when too large for a float).
+
+        A couple has c = (min + max) / 2 children on average; each marries with p_marry,
+        bringing a partner and, with p_inlaw_family, the partner's parents and (max - 1) / 2
+        siblings; married children are the couples of the next generation.
+        """
+        c = (self.min_children + self.max_children) / 2
+        per_couple = c * (1 + self.p_marry * (1 + self.p_inlaw_family * (2 + max(0, self.max_children - 1) / 2)))
+        growth = c * self.p_marry
+        steps = self.generations - 1
+        try:
+            couples = steps if growth == 1 else (growth ** steps - 1) / (growth - 1)
+        except OverflowError:
+            return float("inf")
+        return 2 + per_couple * couples
 
 
 class Family:
@@ -136,6 +163,8 @@ def sample_family(config: FamilyConfig, kb: KB, rng: random.Random) -> Family:
     marry(founder_m, founder_f)
     couples = [(founder_m, founder_f)]
     for _ in range(config.generations - 1):
+        if not couples:  # the family died out: later generations would draw nothing
+            break
         next_couples = []
         for dad, mum in couples:
             for _ in range(rng.randint(config.min_children, config.max_children)):

@@ -188,6 +188,9 @@ def load_kb(name_or_path: str = "kinship") -> KB:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise KBError(f"{path}: cannot read rules file ({exc.strerror}; built-in KBs: {_builtin_names()})") from exc
+    except UnicodeDecodeError as exc:
+        raise KBError(f"{path}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start}); "
+                      f"save the rules file as UTF-8") from None
     try:
         return parse_kb(text, str(path))
     except KBError as exc:

@@ -24,7 +24,7 @@ import json
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable, Iterator, Sequence
 
 from clutrr.diagnostics.audit import (
     ALPHA, AuditResult, accuracy, majority_baselines, majority_cells, model_cells, paired_test, pct, sided_name,
@@ -78,13 +78,25 @@ def is_recast_folder(directory: str | Path) -> bool:
     path = next(iter(sorted(root.glob("*.jsonl"))), None)  # the first file decides
     if path is None:
         return False
-    with open(path, encoding="utf-8") as fh:
-        first = fh.readline()
     try:
+        with open(path, encoding="utf-8") as fh:
+            first = fh.readline()
         rec = json.loads(first) if first.strip() else None
+    except UnicodeDecodeError:
+        raise UsageError(f"{path}: not UTF-8 text (audit reads CLUTRR CSV files or recast JSONL files)") from None
     except json.JSONDecodeError:
         return False
     return isinstance(rec, dict) and all(f in rec for f in FIELDS)
+
+
+def _lines(path: Path, fh) -> Iterator[tuple[int, str]]:
+    """(line number, line) of an open text file; UsageError at the first bytes that are not UTF-8."""
+    n = 0
+    try:
+        for n, line in enumerate(fh, 1):
+            yield n, line
+    except UnicodeDecodeError:
+        raise UsageError(f"{path}: not UTF-8 text (after line {n})") from None
 
 
 def load_recast(directory: str | Path, step: Callable[[], object] | None = None) -> list[NliSplit]:
@@ -94,7 +106,7 @@ def load_recast(directory: str | Path, step: Callable[[], object] | None = None)
     for path in sorted(root.glob("*.jsonl"), key=lambda p: split_key(p.stem)):
         records = []
         with open(path, encoding="utf-8") as fh:
-            for n, line in enumerate(fh, 1):
+            for n, line in _lines(path, fh):
                 try:
                     rec = json.loads(line)
                 except json.JSONDecodeError as exc:

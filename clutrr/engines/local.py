@@ -6,20 +6,33 @@ forking a process that has imported numpy is not safe) they are spawned and each
 them itself. A worker that dies breaks the pool; the engine then starts a new pool and
 resubmits the tasks in flight, so the parent never waits forever. Workers ignore Ctrl-C
 and take the default action on SIGTERM: the parent alone handles both and terminates
-them, so no worker prints a traceback.
+them, so no worker prints a traceback. Workers die with their parent, however it ends
+(SIGKILL, the out-of-memory killer): on Linux the kernel sends them SIGKILL
+(``PR_SET_PDEATHSIG``), elsewhere a watchdog thread notices the parent is gone.
 """
 from __future__ import annotations
 
+import ctypes
 import gc
 import multiprocessing as mp
+import os
 import signal
 import sys
+import threading
+import time
 from collections import deque
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Callable, Iterable, Iterator
 
 from clutrr.engines.base import Engine, EngineError, window
+from clutrr.engines.resources import check_memory
+
+PR_SET_PDEATHSIG = 1
+_CAN_HOLD = hasattr(signal, "pthread_sigmask")  # POSIX
+_HELD = {signal.SIGINT, signal.SIGTERM}  # signals a worker is born with blocked, until it has its own handlers
+_LIBC = ctypes.CDLL(None, use_errno=True) if sys.platform.startswith("linux") else None  # loaded before any fork
+WATCHDOG_PERIOD = 0.5  # seconds between a watchdog's looks at the parent (where PR_SET_PDEATHSIG is missing)
 
 
 def start_method() -> str:
@@ -27,9 +40,32 @@ def start_method() -> str:
     return "fork" if sys.platform.startswith("linux") else "spawn"
 
 
-def _init_worker(prepare: Callable[[Any], None] | None, context: Any) -> None:
+def _watch_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(WATCHDOG_PERIOD)
+    os._exit(1)
+
+
+def die_with_parent(parent: int) -> None:
+    """Make this process end when process ``parent`` (its parent) ends, even by SIGKILL."""
+    done = False
+    if _LIBC is not None:
+        try:
+            done = _LIBC.prctl(PR_SET_PDEATHSIG, signal.SIGKILL) == 0
+        except AttributeError:  # pragma: no cover - a libc without prctl
+            done = False
+    if not done:  # pragma: no cover - macOS, Windows
+        threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
+    if os.getppid() != parent:  # the parent died before the request took effect
+        os._exit(1)
+
+
+def _init_worker(prepare: Callable[[Any], None] | None, context: Any, parent: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a forked worker inherits the parent's handler
+    if _CAN_HOLD:  # a Ctrl-C held back since birth is dropped, a SIGTERM ends the worker now
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _HELD)
+    die_with_parent(parent)
     if prepare is not None:
         prepare(context)  # a no-op after a fork: the parent's caches came along
         gc.freeze()
@@ -47,35 +83,36 @@ class LocalEngine(Engine):
     def __init__(self, workers: int = 1, address: str | None = None, max_retries: int = 3,
                  prepare: Callable[[Any], None] | None = None) -> None:
         super().__init__(workers, address, max_retries, prepare)
+        check_memory(workers)
         self._pool: ProcessPoolExecutor | None = None
 
     def describe(self) -> str:
         return "1 process" if self.workers == 1 else f"{self.workers} local processes"
 
-    def _new_pool(self, context: Any) -> ProcessPoolExecutor:
-        # Children inherit an ignored SIGINT from birth (before the initializer runs), so a
-        # Ctrl-C during their start-up cannot make them print a traceback.
+    def _new_pool(self, context: Any) -> None:
+        """Start the workers as ``self._pool``. Children are born with Ctrl-C and SIGTERM held
+        back (blocked until the initializer has set their own handlers), so one during their
+        start-up cannot make them print a traceback; this process holds them back too until
+        the pool is stored, then takes them (a signal is never lost, and the pool is there
+        for ``close``)."""
         method = start_method()
         if method == "fork" and self.prepare is not None:
             self.prepare(context)
             gc.freeze()  # what is loaded now lives on: keep the collector off it (no copy-on-write of its pages)
-        try:
-            previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-        except ValueError:  # not the main thread: the initializer alone ignores Ctrl-C
-            previous = None
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD) if _CAN_HOLD else None
         try:
             pool = ProcessPoolExecutor(self.workers, mp_context=mp.get_context(method),
-                                       initializer=_init_worker, initargs=(self.prepare, context))
+                                       initializer=_init_worker, initargs=(self.prepare, context, os.getpid()))
+            self._pool = pool
             for _ in range(self.workers):  # processes are spawned on demand: ask for all of them now
                 pool.submit(_idle)
         finally:
-            if previous is not None:
-                signal.signal(signal.SIGINT, previous)
-        return pool
+            if held is not None:
+                signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
     def start(self, context: Any) -> None:
         if self.workers > 1 and self._pool is None:
-            self._pool = self._new_pool(context)
+            self._new_pool(context)
 
     def imap(self, fn: Callable[[Any, Any], Any], context: Any, tasks: Iterable[Any]) -> Iterator[Any]:
         if self.workers == 1:
@@ -87,7 +124,7 @@ class LocalEngine(Engine):
         pending: deque = deque()  # (sequence number, task, future)
         try:
             if self._pool is None:  # the initializer's context only warms caches; tasks carry their own
-                self._pool = self._new_pool(context)
+                self._new_pool(context)
             while True:
                 while len(pending) < window(self.workers):
                     item = next(todo, None)
@@ -118,7 +155,7 @@ class LocalEngine(Engine):
             if tries[seq] > self.max_retries:
                 raise EngineError(f"a worker process died {tries[seq]} times while task {seq} was running")
         self.close()
-        self._pool = self._new_pool(context)
+        self._new_pool(context)
         old = list(pending)
         pending.clear()
         pending.extend((seq, task, self._pool.submit(fn, context, task)) for seq, task, _ in old)

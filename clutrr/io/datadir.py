@@ -48,7 +48,7 @@ def split_paths(directory: str | Path) -> list[Path]:
     raises UsageError for a missing or empty folder."""
     root = Path(directory)
     if not root.is_dir():
-        raise UsageError(f"{root}: no such directory")
+        raise UsageError(f"{root}: not a folder (give the dataset folder)" if root.exists() else f"{root}: no such directory")
     try:
         found = logical_files(root, ".csv")
     except ValueError as exc:
@@ -63,14 +63,20 @@ def count_rows(path: str | Path) -> int:
     them; UsageError when a header lacks the CLUTRR columns (an empty file has none)."""
     total = 0
     for part in csv_parts(path):
-        with open(part, newline="", encoding="utf-8") as fh:
-            reader = csv.reader(fh)
-            header = next(reader, [])
-            missing = [c for c in COLUMNS if c not in header]
-            if missing:
-                what = "it is empty" if not header else f"no column {', '.join(missing)}"
-                raise UsageError(f"{part}: not a CLUTRR CSV ({what})")
-            total += sum(1 for _ in reader)
+        try:
+            with open(part, newline="", encoding="utf-8") as fh:
+                reader = csv.reader(fh)
+                header = next(reader, [])
+                missing = [c for c in COLUMNS if c not in header]
+                if missing:
+                    what = "it is empty" if not header else f"no column {', '.join(missing)}"
+                    raise UsageError(f"{part}: not a CLUTRR CSV ({what})")
+                total += sum(1 for _ in reader)
+        except UnicodeDecodeError as exc:
+            raise UsageError(f"{part}: not a CLUTRR CSV (not UTF-8 text: byte 0x{exc.object[exc.start]:02x} "
+                             f"near offset {exc.start})") from None
+        except csv.Error as exc:
+            raise UsageError(f"{part}: not a CLUTRR CSV ({exc})") from None
     return total
 
 

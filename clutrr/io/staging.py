@@ -1,18 +1,29 @@
 """Atomic output folders: write into a hidden staging folder beside the target, then move.
 
-Both the dataset writer (which replaces the whole target) and the diagnostics (which add
-their files to it) stage here, so a failure leaves nothing behind.
+Both the dataset writer and the other commands (``eval``, ``audit``, ``recast``, ...) stage
+here, so a failure leaves nothing behind, and every one follows the same rules:
+
+- the target is replaced whole, and only when it is absent, empty, or (with ``force``) a
+  folder clutrr wrote with nothing added since (:mod:`clutrr.io.ownership`);
+- a target that is a symbolic link is written through: the folder it points to is replaced
+  and the link stays; the current folder and the folders above it are refused;
+- staging folders are named ``.NAME.tmp-HOST-PID-XXXXXXXX``: a later run on the same host
+  removes those whose process is gone (killed, out of memory) and says so on stderr.
 """
 from __future__ import annotations
 
 import errno
 import json
 import os
+import re
 import shutil
+import socket
+import sys
 import tempfile
 from pathlib import Path
 
 from clutrr.errors import UsageError
+from clutrr.io.ownership import DATASET, OUTPUT, check_replaceable, mark_output
 
 PARTIAL_STAMP = "fingerprint.json"
 
@@ -22,6 +33,8 @@ def _cannot_write(parent: Path, exc: OSError) -> UsageError:
     reason = exc.strerror
     if exc.errno == errno.ENOENT and parent.is_dir():  # e.g. /proc: it exists but takes no new entries
         reason = "the folder exists but its file system does not accept new files"
+    elif exc.errno in (errno.EEXIST, errno.ENOTDIR):
+        reason = "a file is in the way, where a folder is needed"
     return UsageError(f"cannot write to {parent}: {reason}")
 
 
@@ -31,31 +44,87 @@ def _umask() -> int:
     return mask
 
 
-def staging_dir(target: Path, force: bool) -> Path:
-    """Check that ``target`` may be written and create a staging folder beside it.
+def _host() -> str:
+    """This machine's name as it appears in work folder names (no dashes: they separate fields)."""
+    return re.sub(r"[^A-Za-z0-9.]", "_", socket.gethostname()) or "host"
+
+
+def real_target(target: str | Path) -> Path:
+    """The folder an output path names, through symbolic links; UsageError for the current
+    folder or one above it (they cannot be replaced) and for a link to nothing."""
+    path = Path(target)
+    real = Path(os.path.realpath(path))
+    if path.is_symlink() and not real.exists():
+        raise UsageError(f"output path {target} is a symbolic link to {os.readlink(path)}, which does not exist")
+    cwd = Path.cwd().resolve()
+    if real == cwd or real in cwd.parents:
+        where = "the current folder" if real == cwd else "a folder above the current one"
+        raise UsageError(f"output path {target} is {where}, which cannot be replaced; name a folder inside it")
+    return real
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` runs on this host (a zombie, dead but not yet reaped, does not)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
+    except OSError:  # it ended just now, or there is no /proc (macOS: os.kill said it runs)
+        return not Path("/proc/self").exists()
+    return stat.rpartition(")")[2].split()[:1] not in (["Z"], ["X"])
+
+
+def remove_stale(parent: Path, name: str) -> list[Path]:
+    """Remove the staging and backup folders of ``name`` left in ``parent`` by runs on this
+    host whose process is gone; say so on stderr. Returns the folders removed."""
+    pattern = re.compile(rf"^\.{re.escape(name)}\.(?:tmp|old)-{re.escape(_host())}-(\d+)(?:-[A-Za-z0-9_]+)?$")
+    removed = []
+    try:
+        entries = list(parent.iterdir())
+    except OSError:
+        return removed
+    for path in sorted(entries):
+        m = pattern.match(path.name)
+        if not m or int(m.group(1)) == os.getpid() or _alive(int(m.group(1))) or path.is_symlink() or not path.is_dir():
+            continue
+        shutil.rmtree(path, ignore_errors=True)
+        if not path.exists():
+            print(f"removed {path}, left by run {m.group(1)} that stopped before cleaning up", file=sys.stderr)
+            removed.append(path)
+    return removed
+
+
+def staging_dir(target: str | Path, force: bool, kind: str = DATASET) -> Path:
+    """Check that ``target`` may be replaced by a ``kind`` folder and create a staging folder beside it.
 
     The folder gets the mode a plain ``mkdir`` would give (the user's umask), not the
     private 0700 of a temporary folder, since it becomes the output. Raises UsageError when
-    the target is a file, is a non-empty folder without ``force``, or its parent cannot be
-    written.
+    the target is a file, a non-empty folder clutrr did not write (or without ``force``),
+    or its parent cannot be written.
     """
-    parent = _check_target(target, force)
+    real, parent = _check_target(target, force, kind)
+    remove_stale(parent, real.name)
     try:
-        path = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=parent))
+        path = Path(tempfile.mkdtemp(prefix=f".{real.name}.tmp-{_host()}-{os.getpid()}-", dir=parent))
     except OSError as exc:
         raise _cannot_write(parent, exc) from None
     path.chmod(0o777 & ~_umask())
     return path
 
 
-def partial_dir(target: Path, force: bool, fingerprint: dict) -> Path:
+def partial_dir(target: str | Path, force: bool, fingerprint: dict) -> Path:
     """The persistent work folder ``.NAME.partial`` beside ``target`` (for ``--resume`` and ``--shard``).
 
     It records ``fingerprint`` (what shapes the data); a folder left by a run with other
     arguments is refused with UsageError, as for :func:`staging_dir`'s checks.
     """
-    parent = _check_target(target, force)
-    path = parent / f".{target.name}.partial"
+    real, parent = _check_target(target, force, DATASET)
+    remove_stale(parent, real.name)
+    path = parent / f".{real.name}.partial"
     stamp = path / PARTIAL_STAMP
     text = json.dumps(fingerprint, sort_keys=True) + "\n"
     try:
@@ -69,46 +138,60 @@ def partial_dir(target: Path, force: bool, fingerprint: dict) -> Path:
     return path
 
 
-def check_output(target: Path, force: bool) -> None:
-    """UsageError unless ``target`` may become an output folder: absent, an empty folder, or ``force``."""
-    if target.exists() and not target.is_dir():
-        raise UsageError(f"output path {target} exists and is not a directory")
-    if target.is_dir() and any(target.iterdir()) and not force:
-        raise UsageError(f"output directory {target} exists and is not empty (use --force)")
+def check_output(target: str | Path, force: bool, kind: str = OUTPUT) -> None:
+    """UsageError unless ``target`` may become a ``kind`` output folder (see :func:`staging_dir`)."""
+    check_replaceable(real_target(target), force, kind, target)
 
 
-def _check_target(target: Path, force: bool) -> Path:
-    """The parent folder of ``target`` (created), after checking the target may be written."""
-    check_output(target, force)
-    parent = target.parent if str(target.parent) else Path(".")
+def _check_target(target: str | Path, force: bool, kind: str) -> tuple[Path, Path]:
+    """The real target and its parent folder (created), after checking the target may be replaced."""
+    real = real_target(target)
+    check_replaceable(real, force, kind, target)
+    parent = real.parent
     try:
         parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise _cannot_write(parent, exc) from None
-    return parent
+    return real, parent
 
 
-def replace_dir(staged: Path, target: Path) -> None:
-    """Put ``staged`` in the place of ``target``, removing whatever ``target`` held."""
+def replace_dir(staged: Path, target: str | Path) -> None:
+    """Put ``staged`` in the place of ``target`` (through a symbolic link), removing what it held."""
+    real = real_target(target)
     backup = None
-    if target.exists():
-        backup = target.with_name(f".{target.name}.old-{os.getpid()}")
-        target.rename(backup)
-    staged.rename(target)
+    if real.exists():
+        backup = real.with_name(f".{real.name}.old-{_host()}-{os.getpid()}")
+        real.rename(backup)
+    staged.rename(real)
     if backup is not None:
         shutil.rmtree(backup, ignore_errors=True)
 
 
+def write_file(path: str | Path, text: str) -> None:
+    """Write ``text`` to ``path`` atomically: a failure (a full disk) leaves the old file, or none."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.tmp-{_host()}-{os.getpid()}-", dir=path.parent or ".")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.chmod(tmp, 0o666 & ~_umask())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
 class StagedDir:
-    """Stage output files, then move them into ``target`` (kept files of other names stay).
+    """Stage output files, then put the staging folder in the place of ``target``.
 
     Use as a context manager: on an exception the staging folder is removed and ``target``
-    is left untouched.
+    is left untouched. The files written are recorded in the folder (:mod:`clutrr.io.ownership`),
+    so a later ``--force`` may replace it.
     """
 
     def __init__(self, target: str | Path, force: bool = False) -> None:
         self.target = Path(target)
-        self.path = staging_dir(self.target, force)
+        self.path = staging_dir(self.target, force, OUTPUT)
 
     def __enter__(self) -> "StagedDir":
         return self
@@ -123,9 +206,6 @@ class StagedDir:
         return self.path / name
 
     def commit(self) -> None:
-        """Move the staged files into the target folder (each move is atomic)."""
-        if not self.target.exists():
-            os.replace(self.path, self.target)
-            return
-        for item in sorted(self.path.iterdir()):
-            os.replace(item, self.target / item.name)
+        """Record the staged files, then replace the target folder with them."""
+        mark_output(self.path)
+        replace_dir(self.path, self.target)

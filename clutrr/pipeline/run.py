@@ -64,10 +64,13 @@ def write_dataset(spec: DatasetSpec, out: str | Path, workers: int = 1, force: b
                    "rows_per_shard": rows_per_shard}
     keep = run.resume or run.shard is not None
     if run.resume and run.shard is None and (out / "manifest.json").exists():
-        return _finished(out, fingerprint, shards)
+        done = _finished(out, fingerprint, shards, force)
+        if done is not None:
+            return done
     work = partial_dir(out, force, fingerprint) if keep else staging_dir(out, force)
+    workers = min(run.workers, task_count(spec, shards))  # never more workers than tasks
     try:
-        with create_engine(run.engine, workers=run.workers, address=run.address, prepare=prepare) as engine:
+        with create_engine(run.engine, workers=workers, address=run.address, prepare=prepare) as engine:
             engine.start(ctx)  # the KB and templates are loaded (in this process first, when workers are forked)
             check_feasible(spec, ctx, engine)
             mine = shards if run.shard is None else [s for s in shards if s.global_number % run.shard[1] == run.shard[0]]
@@ -102,16 +105,30 @@ def write_unless_present(spec: DatasetSpec, out: str | Path, progress: bool = Fa
     return out
 
 
-def _finished(out: Path, fingerprint: dict, shards: list[Shard]) -> dict:
-    """--resume on a finished dataset: its config.json when every file matches the manifest."""
-    config = json.loads((out / "config.json").read_text(encoding="utf-8"))
+def task_count(spec: DatasetSpec, shards: list[Shard]) -> int:
+    """The tasks of a run: the feasibility check's rows, or the shards' blocks if more."""
+    blocks_ = sum(-(-s.rows // task_size(max(s.file.ks))) for s in shards)
+    return max(1, blocks_, sum(len(f.ks) for f in spec.logical_files()))
+
+
+def _finished(out: Path, fingerprint: dict, shards: list[Shard], force: bool) -> dict | None:
+    """--resume on a finished dataset: its config.json when every file matches the manifest;
+    None when it must be generated again (it differs, and ``force`` allows replacing it)."""
+    try:
+        config = json.loads((out / "config.json").read_text(encoding="utf-8"))
+        listed = {e["file"] for e in json.loads((out / "manifest.json").read_text(encoding="utf-8"))["files"]}
+    except (OSError, ValueError, KeyError, TypeError):
+        config, listed = {}, set()
     planned = {name for s in shards for name in mf.shard_files(s, tuple(fingerprint["formats"])).values()}
-    listed = {e["file"] for e in json.loads((out / "manifest.json").read_text(encoding="utf-8"))["files"]}
     if config.get("spec") != fingerprint["spec"] or config.get("formats") != fingerprint["formats"] or planned != listed:
-        raise UsageError(f"{out} holds a dataset of other arguments; use --force to replace it")
+        if force:
+            return None
+        raise UsageError(f"{out} holds a dataset of other arguments; add --force to replace it")
     bad = mf.check_manifest(out)
     if bad:
-        raise UsageError(f"{out}/{bad[0]} differs from manifest.json ({len(bad)} files); use --force to regenerate")
+        if force:
+            return None
+        raise UsageError(f"{out}/{bad[0]} differs from manifest.json ({len(bad)} files); add --force to regenerate")
     return config
 
 

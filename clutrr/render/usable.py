@@ -2,40 +2,30 @@
 clauses it lacks filled in from a fallback bank.
 
 Flagging a bank (:func:`clutrr.render.bank_check.flag_entries`) takes a few seconds, so the
-ids of the dropped templates are cached in a user cache folder (``$CLUTRR_CACHE_DIR``, else
-``$XDG_CACHE_HOME/clutrr``, else ``~/.cache/clutrr``), keyed by a hash of the templates and
-of the checker's source. The usable bank itself is cached there too, compiled (each
-template's text split into literals and slots, and its self-possessive flag worked out),
-keyed by the bytes of the bank's files, of the KB file and of the code that reads them: a
-process then loads the bank without parsing YAML or compiling a template. The caches only
-save time: a missing or unwritable folder gives the same templates, and nothing is ever
+ids of the dropped templates are cached in a user cache folder
+(:mod:`clutrr.render.bank_cache`), keyed by a hash of the templates and of the checker's
+source. The usable bank itself is cached there too, compiled (each template's text split
+into literals and slots, and its self-possessive flag worked out), as JSON keyed by the
+bytes of the bank's files, of the KB file and of the code that reads them: a process then
+loads the bank without parsing YAML or compiling a template. The caches only save time: a
+missing, unwritable or untrusted folder gives the same templates, and nothing is ever
 written into the installed package.
 """
 from __future__ import annotations
 
 import hashlib
-import json
-import os
-import pickle
 from collections import Counter
 from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 
 from clutrr.core.kb import GENDERS, load_kb, resolve_kb_path
+from clutrr.render.bank_cache import cache_dir, decode_bank, encode_bank, load, store
 from clutrr.render.bank_files import bank_paths, load_bank
 from clutrr.render.templates import Bank, Template
 
 NO_FALLBACK = "none"
 _CHECKER_SOURCES = ("statements.py", "normalise.py", "bank_check.py", "usable.py")
-
-
-def cache_dir() -> Path:
-    """The folder of cached flags (it may not exist yet)."""
-    if os.environ.get("CLUTRR_CACHE_DIR"):
-        return Path(os.environ["CLUTRR_CACHE_DIR"])
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "clutrr"
 
 
 def _key(templates: list[Template], kb_name: str) -> str:
@@ -59,26 +49,14 @@ def _flag(templates: list[Template], kb_name: str) -> dict[str, list[str]]:
     return {i: sorted(r) for i, r in sorted(dropped.items())}
 
 
-def _store(path: Path, data: bytes) -> None:
-    """Write a cache file atomically; a folder that cannot be written is no error."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-        tmp.write_bytes(data)
-        os.replace(tmp, path)
-    except OSError:
-        pass
-
-
 def dropped_rules(templates: list[Template], kb_name: str = "kinship") -> dict[str, list[str]]:
     """Id -> the rules it breaks, for every template the generator drops (cached on disk)."""
     path = cache_dir() / f"flags-{_key(templates, kb_name)}.json"
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        pass
+    table = load(path)
+    if isinstance(table, dict):
+        return table
     table = _flag(templates, kb_name)
-    _store(path, json.dumps(table).encode())
+    store(path, table)
     return table
 
 
@@ -86,7 +64,8 @@ def _without(bank: Bank, drop: dict[str, list[str]], name: str) -> Bank:
     return Bank([t for t in bank.templates() if t.id not in drop], name)
 
 
-_COMPILED_SOURCES = (*_CHECKER_SOURCES, "templates.py", "slots.py", "bank_files.py", "measures.py", "amt_templates.py")
+_COMPILED_SOURCES = (*_CHECKER_SOURCES, "templates.py", "slots.py", "bank_files.py", "measures.py", "amt_templates.py",
+                     "bank_cache.py")
 
 
 def _compiled_key(source: str, kb_name: str) -> str | None:
@@ -115,14 +94,11 @@ def usable_bank(source: str, kb_name: str = "kinship") -> Bank:
     from clutrr.render.measures import template_self_possessive, known_self_possessives
 
     key = _compiled_key(source, kb_name)
-    path = cache_dir() / f"bank-{key}.pickle"
-    if key is not None:
-        try:
-            bank, flags = pickle.loads(path.read_bytes())
-            known_self_possessives(flags)
-            return bank
-        except Exception:  # missing, unreadable or stale: build the bank again
-            pass
+    path = cache_dir() / f"bank-{key}.json"
+    cached = decode_bank(load(path)) if key is not None else None
+    if cached is not None:
+        known_self_possessives(cached[1])
+        return cached[0]
     bank = _usable_bank(source, kb_name)
     templates = bank.templates() + [t for part in bank.holdout or () for t in part.templates()]
     flags = {}
@@ -130,7 +106,7 @@ def usable_bank(source: str, kb_name: str = "kinship") -> Bank:
         t.compile_plan()
         flags[t.id] = template_self_possessive(t)
     if key is not None:
-        _store(path, pickle.dumps((bank, flags), protocol=pickle.HIGHEST_PROTOCOL))
+        store(path, encode_bank(bank, flags))
     return bank
 
 

@@ -19,11 +19,13 @@ from clutrr.core.records import StoryRow
 from clutrr.core.entailment import chain_entailment, relations_closed, story_closure
 from clutrr.errors import UsageError
 from clutrr.core.family import Family, FamilyConfig, sample_family
-from clutrr.core.kb import GENDERS, KB, load_kb
+from clutrr.core.kb import GENDERS, KB, KBError, load_kb
 from clutrr.core.names import load_names
 from clutrr.core.noise import NOISE_KINDS, TASK_OF_NOISE, add_noise
+from clutrr.core.soundness import check_sound
 from clutrr.core.vocabulary import WordMask, load_vocabulary, reachable_targets, vocabulary_names, word_mask
 from clutrr.render.stitching import Piece, render_path
+from clutrr.render.bank_files import load_bank
 from clutrr.render.templates import Bank
 from clutrr.render.usable import split_banks
 
@@ -76,6 +78,7 @@ class GeneratorConfig:
         vocabulary = load_vocabulary(self.relations)
         for words in (vocabulary.edges, vocabulary.targets):
             word_mask(load_kb(self.kb), words)
+        _kb(self)
 
 
 @dataclass
@@ -112,6 +115,13 @@ def check_request(k: int, noise: str, split: str, config: GeneratorConfig) -> No
         raise UsageError("supporting noise needs k >= 2 (it links two chain people other than the query pair)")
     if noise in ("supporting", "all") and config.noise_facts == 1 and k < 3:
         raise UsageError("supporting noise with one fact needs k >= 3 (it links two non-adjacent chain people)")
+    family = _family_config(config, k)
+    try:
+        family.validate()
+    except ValueError as exc:
+        grown = f" (chains of {LARGE_FAMILY_K} facts or more use {family.generations} generations)" \
+            if family is not config.family else ""
+        raise UsageError(f"k={k}{grown}: {exc}") from None
 
 
 def _kb(config: GeneratorConfig) -> KB:
@@ -120,6 +130,7 @@ def _kb(config: GeneratorConfig) -> KB:
         raise UsageError(f"KB {kb.name!r} is marked unsound; generation needs a sound KB")
     if any(p.definition is None for p in kb.predicates):
         raise UsageError(f"KB {kb.name!r} lacks genealogy definitions; generation needs them")
+    check_sound(kb)
     return kb
 
 
@@ -139,8 +150,13 @@ def _split_banks(source: str, template_split: bool, seed: int, kb_name: str,
                  fallback: str) -> tuple[tuple[str, Bank], ...]:
     try:
         parts = split_banks(source, fallback, template_split, seed, kb_name)
+    except KBError:  # the KB's fault (a definition), not the templates'
+        raise
     except (OSError, ValueError, yaml.YAMLError) as exc:
         raise UsageError(f"cannot load templates {source!r} (fallback {fallback!r}): {exc}") from None
+    if source not in ("synthetic", "paraphrase") and not len(load_bank(source)):
+        raise UsageError(f"--templates {source}: no template found (an empty file?); "
+                         f"the fallback bank would write every story alone")
     kb = load_kb(kb_name)
     for split, part in zip(SPLITS, parts):
         missing = [w for w in kb.words if not any(part.choices((w,), g) for g in GENDERS)]
