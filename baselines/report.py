@@ -21,6 +21,7 @@ from clutrr.errors import UsageError
 from clutrr.eval.metrics import wilson
 from clutrr.eval.published import published
 from clutrr.eval.report import md_table
+from clutrr.release.reference import load_reference, reference_tables
 
 HERE = Path(__file__).resolve().parent
 T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262}  # t_{0.975, df}
@@ -288,6 +289,20 @@ def section_robustness(doc: dict[str, Any]) -> list[str]:
             "", *_md(header, rows)]
 
 
+def section_release(ref: dict[str, Any]) -> list[str]:
+    """The reference baselines on the release built by ``clutrr release`` (clutrr/release/reference.json,
+    written by ``python -m clutrr.baselines.release``), as the release's card shows them."""
+    if not ref:
+        raise UsageError("clutrr/release/reference.json is missing: run python -m clutrr.baselines.release "
+                         "--release DIR on a release built by `clutrr release --out DIR` (nothing was written)")
+    configs = list(ref["configs"])
+    tables = reference_tables(configs, {name: c["fingerprint"] for name, c in ref["configs"].items()})
+    return ["## Reference baselines on the release (`clutrr release`)", "",
+            f"The release built by `{ref['release_command']}` (clutrr {ref['release_version']}, data fingerprint "
+            f"`{ref['data_fingerprint']}`); the composer and our GAT trained once per configuration by "
+            f"`{ref['command']}`. The same tables are in the release's dataset card.", "", *tables[2:]]
+
+
 def render(docs: dict[str, dict], extras: dict[str, Any]) -> str:
     """The RESULTS.md text."""
     machines = sorted({d["machine"] for d in docs.values()})
@@ -304,6 +319,7 @@ def render(docs: dict[str, dict], extras: dict[str, Any]) -> str:
     lines += section_a(docs) + section_b(docs) + section_c(docs, extras) + section_d(docs, extras)
     lines += section_bilstm(docs)
     lines += section_robustness(extras[f"robustness-{ROBUSTNESS['model']}.json"])
+    lines += section_release(load_reference())
     lines += ["## Settings", ""]
     for exp in EXPERIMENTS:
         doc = docs[exp.slug]

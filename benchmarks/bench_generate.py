@@ -85,7 +85,12 @@ def _tree_rss(pid: int) -> int:
 
 def measure(args: list[str], out: str) -> dict:
     """Run ``clutrr generate ARGS --out OUT``; wall and CPU seconds, peak tree RSS in MB."""
-    cmd = [sys.executable, "-m", "clutrr.cli", "generate", "--quiet", "--test-k", "", "--out", out, "--force", *args]
+    return measure_command([sys.executable, "-m", "clutrr.cli", "generate", "--quiet", "--test-k", "", "--out", out,
+                            "--force", *args])
+
+
+def measure_command(cmd: list[str]) -> dict:
+    """Run ``cmd``; wall and CPU seconds (its and its children's), peak tree RSS in MB."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     wall = time.perf_counter()
     proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True)

@@ -33,7 +33,7 @@ def test_flagged_templates_are_dropped_and_counted():
     assert bank.dropped == {"total": 2, "5": 1, "8": 1}
     kept = {t.id for t in bank.templates()}
     assert train["{A} took his son {B} fishing."] not in kept  # the fact points the other way
-    assert train["{A} phoned {B}, a mother who worries,, every Sunday."] not in kept  # doubled comma
+    assert train["{A} phoned {B}, mother to {A}, who worries,, every Sunday."] not in kept  # doubled comma
     assert train["{B} , the son of {A} , does n't like trains"] in kept  # repaired when rendered
 
 

@@ -26,6 +26,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("clutrr.eval",),  # scoring predictions, reports
     ("clutrr.rl", "clutrr.diagnostics", "clutrr.graph"),  # RL rewards and curricula; audits, probes,
     # verification; story graphs (networkx, pictures)
+    ("clutrr.release",),  # the named configurations built, verified, described and fingerprinted
     ("clutrr.integrations",),  # plug-ins for TRL, reasoning-gym, verifiers (imported only when used)
     ("clutrr.baselines",),  # reference models (never import commands)
     ("clutrr.commands",),  # argv -> config objects, one call each

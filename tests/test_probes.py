@@ -230,7 +230,7 @@ def test_gender_swap_re_renders_generated_stories_through_their_slots(tmp_path, 
     from clutrr.pipeline.spec import DatasetSpec
 
     ferry = "{A} waved at {A.his} brother {B}, the grumpy {B.ferryman|ferrywoman}."
-    blocks = [{"clause": w, "any": [f"{{A}} and {{B}} ({w}) met."]} for w in KB.words if w != "brother"]
+    blocks = [{"clause": w, "any": [f"{{A}}'s {w} {{B}} waved."]} for w in KB.words if w != "brother"]
     blocks.append({"clause": "brother", "any": [ferry]})
     bank = tmp_path / "bank.yaml"
     bank.write_text(yaml.safe_dump(blocks))

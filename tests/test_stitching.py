@@ -182,7 +182,7 @@ def test_no_template_twice_in_a_story_while_others_are_left():
 
 def test_generated_stories_never_reuse_a_template_nor_use_a_flagged_one(tmp_path):
     places = ("home", "out", "west", "north", "south", "east")
-    blocks = [{"clause": w, "any": [f"{{A}} and {{B}} ({w}) went {p}." for p in places]} for w in KB.words]
+    blocks = [{"clause": w, "any": [f"{{B}} is {{A}}'s {w} and went {p}." for p in places]} for w in KB.words]
     blocks[KB.words.index("son")]["any"].append("{B} is the father of {A}.")  # backwards: flagged, rule 5
     path = tmp_path / "bank.yaml"
     path.write_text(yaml.safe_dump(blocks))

@@ -8,6 +8,7 @@ from clutrr.pipeline.run import write_dataset
 from clutrr.pipeline.spec import DatasetSpec
 from clutrr.story.generator import GeneratorConfig, banks
 from clutrr.render.bank_files import load_bank
+from clutrr.render.templates import TEST_SHARE
 
 
 def _used_ids(out: Path, split: str) -> set[str]:
@@ -26,7 +27,7 @@ def _generate(out: Path, config: GeneratorConfig) -> dict:
     return write_dataset(spec, out, progress=False)
 
 
-def test_split_is_seeded_disjoint_and_about_a_fifth_per_clause():
+def test_split_is_seeded_disjoint_and_holds_out_the_test_share_of_each_clause():
     bank = load_bank("paraphrase")
     train, test = bank.split(0)
     train_ids, test_ids = {t.id for t in train.templates()}, {t.id for t in test.templates()}
@@ -34,7 +35,7 @@ def test_split_is_seeded_disjoint_and_about_a_fifth_per_clause():
     assert train_ids | test_ids == {t.id for t in bank.templates()}
     for clause, templates in bank.by_clause.items():
         n_test = len(test.by_clause.get(clause, []))
-        assert n_test == (max(1, round(len(templates) * 0.2)) if len(templates) >= 2 else 0)
+        assert n_test == (max(1, round(len(templates) * TEST_SHARE[len(clause)])) if len(templates) >= 2 else 0)
     again = bank.split(0)[1]
     assert [t.id for t in again.templates()] == [t.id for t in test.templates()]
     assert {t.id for t in bank.split(1)[1].templates()} != test_ids

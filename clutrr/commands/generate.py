@@ -17,7 +17,9 @@ from clutrr.errors import UsageError
 from clutrr.core.family import FamilyConfig
 from clutrr.story.generator import MAX_K, GeneratorConfig
 from clutrr.core.kb import load_kb
+from clutrr.core.memory import QUERY_KINDS
 from clutrr.core.noise import NOISE_KINDS
+from clutrr.render.placement import parse_depth
 
 NAME = "generate"
 HELP = "generate train/test splits of CLUTRR-style stories"
@@ -55,6 +57,14 @@ def parse_noise(text: str) -> tuple[str, ...]:
         if kind not in NOISE_KINDS:
             raise UsageError(f"unknown noise type {kind!r} (choose from {', '.join(NOISE_KINDS)})")
     return kinds
+
+
+def depth_arg(text: str) -> str:
+    """Parse --depth: a share in [0, 1] or spread, as the canonical string the records carry."""
+    try:
+        return parse_depth(text)
+    except ValueError as exc:
+        raise UsageError(f"--{exc}") from None
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -97,6 +107,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-piece", type=int, default=3, help="most facts one template may cover (1-3, default 3)")
     p.add_argument("--no-brackets", action="store_true", help="write names without [brackets]")
     p.add_argument("--relations", default="all", help="relation words stories may state and ask: all, or a vocabulary of kb_rules/vocabularies.yaml such as clutrr_v1 (the original release's words; default all)")
+    p.add_argument("--query", default="reasoning", choices=QUERY_KINDS,
+                   help="what stories ask: reasoning (tasks 1-5, by noise), memory (task 6: a relation the story "
+                        "states) or mixed (task 7: half of each) (default reasoning)")
+    p.add_argument("--context-words", type=int, default=0,
+                   help="pad each story to about N words with true facts about other families (default 0: none)")
+    p.add_argument("--depth", default="spread",
+                   help="where a padded story's own sentences go: a share of the padding in [0, 1] (0 = first, "
+                        "1 = last) or spread (evenly through it; default)")
     p.add_argument("--generations", type=int, default=3, help="family generations (default 3)")
     p.add_argument("--min-children", type=int, default=1, help="fewest children per couple (default 1)")
     p.add_argument("--max-children", type=int, default=4, help="most children per couple (default 4)")
@@ -128,7 +146,7 @@ def spec_from_args(args: argparse.Namespace) -> DatasetSpec:
         family=FamilyConfig(args.generations, args.min_children, args.max_children, args.p_marry, args.p_female),
         noise_facts=args.noise_facts, holdout=args.holdout, templates=args.templates,
         fallback_templates=args.fallback_templates, template_split=not args.no_template_split, max_piece=args.max_piece, brackets=not args.no_brackets,
-        relations=args.relations,
+        relations=args.relations, query=args.query, context_words=args.context_words, depth=depth_arg(args.depth),
     )
     return DatasetSpec(
         train_k=parse_ks(args.k), test_k=parse_ks(args.test_k, "--test-k"), noise=noise[0], test_noise=test_noise,

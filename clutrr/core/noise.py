@@ -130,3 +130,11 @@ def add_noise(family: Family, chain: Chain, kind: str, n_facts: int, rng: random
             return None
         out.append((kd, facts))
     return out
+
+
+def random_path(family: Family, start: int, steps: int, rng: random.Random,
+                allowed: WordMask | None = None) -> list[Fact] | None:
+    """A walk of ``steps`` single, true relations (stated by ``allowed`` words when given) from
+    ``start`` through distinct people, or None when it gets stuck."""
+    found = _Walker(family, 0, allowed, rng).walk(start, steps, 1 << start)
+    return None if found is None else found[0]

@@ -29,6 +29,7 @@ import math
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass
+from sys import intern
 from typing import Callable, Sequence
 
 from clutrr.core.kb import KB
@@ -52,7 +53,8 @@ def story_tokens(story: str) -> list[str]:
     """Lower-cased word tokens of a story: names lose their brackets and possessive 's,
     hyphenated words stay whole."""
     text = story.lower().replace("[", "").replace("]", "")
-    return [t[:-2] if t.endswith("'s") else t for t in _WORD_RE.findall(text)]
+    # interned: a long story's tokens are mostly repeats, kept once (the audit keeps every story's tokens)
+    return [intern(t[:-2] if t.endswith("'s") else t) for t in _WORD_RE.findall(text)]
 
 
 def first_mentions(row: StoryRow) -> dict[str, int]:

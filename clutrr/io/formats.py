@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import io
+from itertools import islice
 from pathlib import Path
 from typing import Callable
 
@@ -19,6 +20,7 @@ from clutrr.io.store import Store, read_sha256
 
 FORMATS = ("csv", "jsonl", "parquet")
 ROW_GROUP = 10_000  # Parquet rows per row group, whatever the task size
+ROW_GROUP_TEXT = 8 << 20  # ... unless padded stories reach this many characters first
 
 
 def sha256_file(path: Path) -> str:
@@ -67,52 +69,50 @@ class TextShard:
 
 
 class ParquetShard:
-    """Parquet with the typed record schema, in row groups of ROW_GROUP rows (counted from
-    the first row written, so a shard joined from pieces has the row groups of a direct write)."""
+    """Parquet with the typed record schema, in row groups of ROW_GROUP rows, or fewer when the
+    stories of padded records (long contexts) reach ROW_GROUP_TEXT characters (both counted
+    from the first row written, so a shard joined from pieces has the row groups of a direct
+    write).
+
+    The schema is the padded stories' when the first record has a ``context`` field.
+    """
 
     def __init__(self, store: Store, name: str, fmt: str = "parquet", header: bool = True) -> None:
+        self._store, self._name = store, name
+        self.sha256: str | None = None
+        self.schema = None
+        self._fh = None
+        self._writer = None
+        self._buffer: list[dict] = []
+        self._text = 0
+
+    def write(self, result: TaskResult) -> None:
+        """Append the result's rows."""
+        for record in result.records:
+            self._buffer.append(record)
+            if "context" in record:  # padded stories: row groups bounded by their text too
+                self._text += len(record["story"])
+            if len(self._buffer) >= ROW_GROUP or self._text >= ROW_GROUP_TEXT:
+                self._flush()
+
+    def _flush(self) -> None:
+        import pyarrow as pa
         import pyarrow.parquet as pq
 
         from clutrr.io.schema import arrow_schema
 
-        self.sha256: str | None = None
-        self.schema = arrow_schema()
-        self._fh = store.writer(name)
-        self._writer = pq.ParquetWriter(self._fh, self.schema, compression="zstd")
-        self._buffer: list[dict] = []
-        self._table = None  # rows of pieces read back, not yet written
-
-    def write(self, result: TaskResult) -> None:
-        """Append the result's rows."""
-        self._buffer += result.records
-        while len(self._buffer) >= ROW_GROUP:
-            self._flush(self._buffer[:ROW_GROUP])
-            self._buffer = self._buffer[ROW_GROUP:]
-
-    def write_table(self, table) -> None:
-        """Append the rows of an Arrow table (a piece read back); not mixed with :meth:`write`."""
-        import pyarrow as pa
-
-        self._table = table if self._table is None else pa.concat_tables([self._table, table])
-        while self._table.num_rows >= ROW_GROUP:
-            self._write_rows(self._table.slice(0, ROW_GROUP))
-            self._table = self._table.slice(ROW_GROUP)
-
-    def _write_rows(self, table) -> None:
-        # one chunk per column, as a table made from records has: data pages are cut per chunk
-        self._writer.write_table(table.combine_chunks(), row_group_size=ROW_GROUP)
-
-    def _flush(self, records: list[dict]) -> None:
-        import pyarrow as pa
-
-        self._writer.write_table(pa.Table.from_pylist(records, schema=self.schema), row_group_size=ROW_GROUP)
+        if self._writer is None:
+            self.schema = arrow_schema(context=bool(self._buffer) and "context" in self._buffer[0])
+            self._fh = self._store.writer(self._name)
+            self._writer = pq.ParquetWriter(self._fh, self.schema, compression="zstd")
+        if self._buffer:
+            self._writer.write_table(pa.Table.from_pylist(self._buffer, schema=self.schema), row_group_size=ROW_GROUP)
+        self._buffer, self._text = [], 0
 
     def close(self) -> None:
         """Finish the file."""
-        if self._buffer:
-            self._flush(self._buffer)
-        if self._table is not None and self._table.num_rows:
-            self._write_rows(self._table)
+        if self._buffer or self._writer is None:
+            self._flush()
         self._writer.close()
         self.sha256 = self._fh.close()
 
@@ -132,11 +132,10 @@ def join_pieces(store: Store, pieces: list[str], name: str, fmt: str) -> str:
     ``header=False``), giving the bytes a direct write would give; returns its sha256."""
     writer = open_shard(store, name, fmt)
     for piece in pieces:
-        if fmt == "parquet":
-            import pyarrow.parquet as pq
-
-            with store.open(piece) as fh:
-                writer.write_table(pq.read_table(fh, schema=writer.schema))
+        if fmt == "parquet":  # records again, so row groups are cut as in a direct write
+            rows = _old_rows(store, piece, fmt)
+            while batch := list(islice(rows, 1000)):
+                writer.write(TaskResult(None, records=batch))
         else:
             with store.open(piece) as fh:
                 for chunk in iter(lambda: fh.read(1 << 22), b""):

@@ -1,7 +1,7 @@
 """Which folders clutrr wrote, so that ``--force`` replaces only those.
 
 A dataset folder is recognised by its ``manifest.json`` (``"generator": "clutrr"``), which
-lists its files; every other output folder (``eval``, ``audit``, ``recast``, ``probe``,
+lists its files, a release folder (``clutrr release``) by its ``release.json``; every other output folder (``eval``, ``audit``, ``recast``, ``probe``,
 ``robustness``, the baselines) carries a small ``.clutrr-output.json`` listing the files
 written into it. A folder is clutrr's when it carries one of these records and holds
 nothing else: a file the user added (notes, keys, a project) makes it the user's again.
@@ -15,6 +15,7 @@ from clutrr.errors import UsageError
 
 MARK = ".clutrr-output.json"
 DATASET = "dataset"
+RELEASE = "release"
 OUTPUT = "output"
 _DATASET_FILES = ("manifest.json", "config.json")
 FORCE_HELP = "replace the output folder if clutrr wrote it and nothing was added since (any other folder is refused)"
@@ -30,11 +31,14 @@ def _read_json(path: Path) -> dict | None:
 
 def recorded_files(folder: Path) -> tuple[str, set[str]] | None:
     """(kind, relative paths) of what clutrr recorded writing into ``folder``, or None
-    when it carries no record (kind: ``dataset`` or ``output``)."""
+    when it carries no record (kind: ``dataset``, ``release`` or ``output``)."""
     manifest = _read_json(folder / "manifest.json")
     if manifest is not None and isinstance(manifest.get("files"), list):
         names = {str(e.get("file")) for e in manifest["files"] if isinstance(e, dict)}
         return DATASET, names | set(_DATASET_FILES)
+    release = _read_json(folder / "release.json")
+    if release is not None and isinstance(release.get("files"), list):
+        return RELEASE, {str(e.get("file")) for e in release["files"] if isinstance(e, dict)} | {"release.json"}
     mark = _read_json(folder / MARK)
     if mark is not None and isinstance(mark.get("files"), list):
         return OUTPUT, {str(name) for name in mark["files"]} | {MARK}
@@ -70,7 +74,7 @@ def check_replaceable(target: Path, force: bool, kind: str, shown: str | Path | 
                          f"--force replaces only folders clutrr wrote: choose another output folder")
     found, names = record
     if found != kind:
-        what = "a clutrr dataset" if found == DATASET else "clutrr output that is not a dataset"
+        what = {DATASET: "a clutrr dataset", RELEASE: "a clutrr release"}.get(found, "clutrr output of another kind")
         raise UsageError(f"refusing to replace {shown}: it holds {what}; choose another output folder")
     foreign = [e for e in _entries(target) if e not in names and e.rstrip("/") not in names]
     if foreign:

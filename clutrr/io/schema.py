@@ -43,6 +43,25 @@ FIELDS: dict[str, Type] = {
     "target_template": "str",
 }
 
+# Records of padded stories (``--context-words``) carry one more field: the text's length in
+# words, the depth asked, where the chain's sentences are (word offsets), and the padding's size.
+CONTEXT: dict[str, Type] = {
+    "words": "int",
+    "asked_words": "int",
+    "depth": "str",
+    "story_words": "int",
+    "chain_first_word": "int",
+    "chain_last_word": "int",
+    "padding_facts": "int",
+    "padding_people": "int",
+    "padding_families": "int",
+}
+
+
+def record_fields(context: bool = False) -> dict[str, Type]:
+    """The record's fields: :data:`FIELDS`, and ``context`` for padded stories."""
+    return {**FIELDS, "context": CONTEXT} if context else dict(FIELDS)
+
 
 def _json(t: Type) -> dict:
     if isinstance(t, str):
@@ -53,10 +72,10 @@ def _json(t: Type) -> dict:
             "required": list(t), "additionalProperties": False}
 
 
-def json_schema() -> dict:
-    """The record as a JSON Schema (draft 2020-12) object."""
+def json_schema(context: bool = False) -> dict:
+    """The record as a JSON Schema (draft 2020-12) object (of a padded story with ``context``)."""
     return {"$schema": "https://json-schema.org/draft/2020-12/schema", "title": "clutrr story",
-            **_json(dict(FIELDS))}
+            **_json(record_fields(context))}
 
 
 def _arrow(t: Type):
@@ -69,11 +88,11 @@ def _arrow(t: Type):
     return pa.struct([(k, _arrow(v)) for k, v in t.items()])
 
 
-def arrow_schema():
-    """The record as a ``pyarrow.Schema`` (Parquet columns)."""
+def arrow_schema(context: bool = False):
+    """The record as a ``pyarrow.Schema`` (Parquet columns; a padded story's with ``context``)."""
     import pyarrow as pa
 
-    return pa.schema([(name, _arrow(t)) for name, t in FIELDS.items()])
+    return pa.schema([(name, _arrow(t)) for name, t in record_fields(context).items()])
 
 
 def _feature(t: Type):
@@ -86,8 +105,9 @@ def _feature(t: Type):
     return {k: _feature(v) for k, v in t.items()}
 
 
-def features():
-    """The record as HuggingFace ``datasets.Features`` (needs the ``datasets`` package)."""
+def features(context: bool = False):
+    """The record as HuggingFace ``datasets.Features`` (needs the ``datasets`` package; a padded
+    story's with ``context``)."""
     from datasets import Features
 
-    return Features({name: _feature(t) for name, t in FIELDS.items()})
+    return Features({name: _feature(t) for name, t in record_fields(context).items()})

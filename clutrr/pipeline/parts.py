@@ -50,7 +50,7 @@ def write_piece(ctx: TaskContext, piece: Piece) -> dict:
     heldout = heldout_in_train = 0
     text: dict = {}
     with work.open(hash_name, "wb") as hashes:
-        for r in blocks(piece, task_size(max(shard.file.ks))):
+        for r in blocks(piece, task_size(max(shard.file.ks), ctx.config.context_words)):
             result = run_task(ctx, Task(piece.task, shard.file.number, r))
             for w in writers.values():
                 w.write(result)

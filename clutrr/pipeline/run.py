@@ -37,6 +37,7 @@ from clutrr.pipeline.spec import ROWS_PER_SHARD, DatasetSpec, RunOptions, plan_p
 from clutrr.pipeline.tasks import RowFailure, TaskContext, add_counts, fault_from_env, prepare, run_task, text_measures
 from clutrr.render.measures import filled_clauses
 from clutrr.render.usable import usable_bank
+from clutrr.story.long_context import context_measures
 
 TOP_PATTERNS = 20
 REPLACE_TASK = 64
@@ -187,7 +188,7 @@ def infeasible(spec: DatasetSpec, k: int, noise: str, split: str) -> UsageError:
 def _generate(engine: Engine, ctx: TaskContext, shards: list[Shard], work: Store, progress: bool, total: int) -> None:
     """Generate ``shards`` (pass one: attempt 0 everywhere): workers write them into ``work``
     with their part records, a shard cut into pieces is joined afterwards."""
-    pieces = plan_pieces(shards, engine.workers)
+    pieces = plan_pieces(shards, engine.workers, ctx.config.context_words)
     done = total - len(shards)
     bar = _progress_bar(progress, sum(s.rows for s in shards), f"{engine.describe()}: shards {done}/{total}")
     cut: dict[Shard, list[dict]] = {}
@@ -310,9 +311,11 @@ def _deduplicate(engine: Engine, ctx: TaskContext, spec: DatasetSpec, shards: li
                                                  "files": entries}, indent=1) + "\n")
     file_patterns, split_patterns = patterns.summarise([f.split for f in files], TOP_PATTERNS)
     templates, bank_text = next(engine.imap(bank_summaries, ctx, [spec]))  # where the templates are loaded
+    text_section = {**bank_text, **text_measures(text),
+                    **context_measures(text, spec.config.context_words, spec.config.depth)}
     return _config(spec, ctx, files, shards, labels, heldout, file_patterns, split_patterns,
                    {"duplicate_stories": 0, "duplicates_replaced": replaced, "rows_replaced": len(attempts),
-                    "heldout_patterns_in_train": heldout_in_train}, templates, {**bank_text, **text_measures(text)})
+                    "heldout_patterns_in_train": heldout_in_train}, templates, text_section)
 
 
 def _resolve_duplicates(engine: Engine, ctx: TaskContext, hashes: StoryHashes) -> tuple[dict[int, int], dict]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from clutrr.story.generator import GeneratorConfig, check_request
-from clutrr.core.noise import TASK_OF_NOISE
+from clutrr.core.memory import task_of
 from clutrr.errors import UsageError
 from clutrr.io.shards import LogicalFile, Piece, Shard
 
@@ -37,6 +37,10 @@ class DatasetSpec:
         if not self.train_k and not self.test_k:
             raise UsageError("nothing to generate: no train or test lengths")
         self.config.validate()
+        stems = [stem for stem, *_ in self.files()]
+        if len(set(stems)) < len(stems):
+            twice = next(s for s in stems if stems.count(s) > 1)
+            raise UsageError(f"two files would be named {twice}: a memory or mixed task takes one test noise type")
         for k in self.train_k:
             check_request(k, self.noise, "train", self.config)
         for noise in self.test_noise:
@@ -47,10 +51,10 @@ class DatasetSpec:
         """(file stem, split, noise, ks) for every output file, train first."""
         out = []
         if self.train_k:
-            task = TASK_OF_NOISE[self.noise]
+            task = task_of(self.noise, self.config.query)
             out.append((",".join(f"{task}.{k}" for k in self.train_k) + "_train", "train", self.noise, self.train_k))
         for noise in self.test_noise:
-            task = TASK_OF_NOISE[noise]
+            task = task_of(noise, self.config.query)
             out += [(f"{task}.{k}_test", "test", noise, (k,)) for k in self.test_k]
         return out
 
@@ -76,12 +80,16 @@ class RunOptions:
     progress: bool = True
 
 
-def task_size(k: int) -> int:
-    """Rows per task: shorter for long chains so tasks take similar time."""
-    return max(16, 1024 // k)
+TASK_WORDS = 400_000  # most story words in one task (long contexts)
 
 
-def plan_pieces(shards: list[Shard], workers: int) -> list[Piece]:
+def task_size(k: int, context_words: int = 0) -> int:
+    """Rows per task: shorter for long chains so tasks take similar time, and for long contexts
+    so a task's rows stay a few MB."""
+    return max(1, min(max(16, 1024 // k), TASK_WORDS // max(1, context_words)))
+
+
+def plan_pieces(shards: list[Shard], workers: int, context_words: int = 0) -> list[Piece]:
     """The pieces that workers write, in row order: whole shards while there is work enough
     for every worker, then pieces of what is left over ``PIECES_PER_WORKER * workers``,
     shrinking to 2 tasks' rows at the end so no worker waits long for the last one.
@@ -89,10 +97,11 @@ def plan_pieces(shards: list[Shard], workers: int) -> list[Piece]:
     out: list[Piece] = []
     left = sum(s.rows for s in shards)
     for s in shards:
+        smallest = 2 * task_size(max(s.file.ks), context_words)
         bounds = [s.start]
         while bounds[-1] < s.stop:
             rest = s.stop - bounds[-1]
-            size = rest if workers <= 1 else max(2 * task_size(max(s.file.ks)), -(-left // (PIECES_PER_WORKER * workers)))
+            size = rest if workers <= 1 else max(smallest, -(-left // (PIECES_PER_WORKER * workers)))
             if rest <= size * 3 // 2:
                 size = rest
             bounds.append(bounds[-1] + size)

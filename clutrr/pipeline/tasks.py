@@ -10,6 +10,7 @@ import os
 from dataclasses import dataclass
 
 from clutrr.story.generator import GenerationError, GeneratorConfig, banks, make_example, pattern_heldout
+from clutrr.story.long_context import context_counts
 from clutrr.core.kb import load_kb
 from clutrr.io.csv_format import csv_line, row_fields
 from clutrr.io.rows import Task, TaskResult, json_line, story_hash
@@ -61,6 +62,7 @@ def run_task(ctx: TaskContext, task: Task) -> TaskResult:
     f = ctx.files[task.file]
     out = TaskResult(task)
     tally = None  # made after the first example, so a bad KB is reported as such
+    padded: dict = {}  # counts of the padded stories' context records
     attempts = task.attempts or (0,) * len(task.positions)
     for pos, attempt in zip(task.positions, attempts):
         k, index = f.example_of(pos)
@@ -77,12 +79,14 @@ def run_task(ctx: TaskContext, task: Task) -> TaskResult:
         out.hashes.append(story_hash(ex.row.story))
         tally = tally or TextTally(banks(ctx.config, ctx.seed))
         tally.add(ex.record)
+        if ctx.config.context_words:
+            add_counts(padded, context_counts(ex.record["context"]))
         out.labels[ex.row.target] += 1
         out.heldout += bool(ex.record["pattern_heldout"])
         out.patterns[ex.row.f_comb] += 1
         # checked independently of the generator's own flag
         out.heldout_in_train += f.split == "train" and pattern_heldout(ex.row.f_comb, k, ctx.seed, ctx.config.holdout)
-    out.text = tally_counts(tally) if tally else {}
+    out.text = {**(tally_counts(tally) if tally else {}), **padded}
     return out
 
 

@@ -18,10 +18,10 @@ import re
 from pathlib import Path
 
 from clutrr.core.kb import GENDERS, load_kb
+from clutrr.render.normalise import SPELLINGS
 from clutrr.render.templates import Template, template_id
 
 ENTITY = re.compile(r"ENT_(\d+)_([A-Za-z]+)")
-SPELLINGS = {"neice": "niece", "grandaughter": "granddaughter", "daugther": "daughter"}  # read as the word
 
 
 class AmtFormatError(ValueError):

@@ -17,7 +17,7 @@ from __future__ import annotations
 import random
 import re
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from itertools import combinations
 from pathlib import Path
@@ -26,13 +26,14 @@ import numpy as np
 import yaml
 
 from clutrr.errors import yaml_error_line
-from clutrr.render.amt_templates import SPELLINGS, amt_pair, read_amt
+from clutrr.render.amt_templates import amt_pair, read_amt
 from clutrr.core.family import FamilyConfig, sample_family
 from clutrr.core.kb import GENDERS, KB, load_kb
+from clutrr.core.names import load_names
 from clutrr.render.bank_files import bank_paths
-from clutrr.render.normalise import normalise
+from clutrr.render.normalise import normalise, respell
 from clutrr.render.slots import SlotError, slot_forms
-from clutrr.render.statements import Facts, Flag, analyse, lexicon, text_flags, tokenize
+from clutrr.render.statements import Facts, Flag, analyse, extra_names, lexicon, text_flags, tokenize
 from clutrr.render.templates import GENDER_KEYS, SLOT, Template, split_clause, template_id
 
 TOKEN = re.compile(r"[a-z]+(?:'[a-z]+)?")
@@ -45,7 +46,6 @@ PRONOUNS = {
 HEDGED_PAIRS = (("he", "she"), ("him", "her"), ("his", "her"), ("himself", "herself"), ("man", "woman"),
                 ("boy", "girl"))
 ENTITY_TOKEN = "ent"
-MISSPELLED = re.compile(r"(?<![a-z])(?:" + "|".join(SPELLINGS) + r")(?![a-z])")
 WORLD_FAMILIES = 60
 
 TARGETS = {
@@ -113,8 +113,15 @@ class Report:
 
     @property
     def repaired(self) -> set[str]:
-        """Ids of templates whose only flags are repaired when rendered."""
-        return {e.template.id for e, f in self.flags if not f.drops} - self.dropped
+        """Ids of kept templates with prose repaired when rendered."""
+        return {e.template.id for e, f in self.flags if not f.drops and f.rule == "8"} - self.dropped
+
+    def kinds(self) -> dict[str, int]:
+        """Templates per finer class of flag (role-only, unstated, dangling, world, extra-person,
+        repeated-name), each counted once; dropped ones and kept ones (a crowd bank keeps an
+        unstated fact, every bank keeps a repeated name) alike."""
+        pairs = {(e.template.id, f.kind) for e, f in self.flags if f.kind}
+        return dict(Counter(k for _, k in pairs))
 
     def by_file(self) -> dict[str, int]:
         """Dropped templates per file."""
@@ -123,8 +130,9 @@ class Report:
 
     @property
     def ok(self) -> bool:
-        """No errors, no flags and every checked target met."""
-        return not self.errors and not self.flags and not self.unmet
+        """No errors, no template dropped or repaired, and every checked target met (notes,
+        such as a name repeated in a sentence, are kept)."""
+        return not self.errors and not self.dropped and not self.repaired and not self.unmet
 
 
 def _rule_order(rule: str) -> tuple[int, str]:
@@ -360,7 +368,7 @@ def _placeholder_flags(text: str, n_entities: int) -> list[Flag]:
     return out
 
 
-def _word_flags(kb: KB, t: Template, lowered: str, literal: str) -> list[Flag]:
+def _word_flags(kb: KB, t: Template, lowered: str, literal: str, slot_bank: bool = True) -> list[Flag]:
     """Word-level checks: pronouns of a gender nobody has, hedged genders, a many-sense
     relation stated by one sense, the implied relation named."""
     out = []
@@ -369,7 +377,7 @@ def _word_flags(kb: KB, t: Template, lowered: str, literal: str) -> list[Flag]:
         known.add(t.gender)
     for gender, pattern in PRONOUNS.items():
         m = pattern.search(literal)
-        if m and gender not in known:
+        if m and gender not in known and slot_bank:  # literal pronouns: the reader checks them
             out.append(Flag("4", f"pronoun {m.group(0)!r} but no entity is known to be {gender}", m.group(0)))
     hedge = hedge_pattern(tuple(p.words for p in kb.predicates)).search(literal)
     if hedge:
@@ -401,19 +409,23 @@ def _reading_flags(kb: KB, t: Template, slot_bank: bool) -> list[Flag]:
     for g in heads:
         facts = Facts.of(kb, t.clause, g)
         toks = tokenize(text, facts.genders)
-        for f in analyse(toks, facts, text)[1]:
+        for f in analyse(toks, facts, text, slot_bank)[1]:
             found.setdefault(f, set()).add(g)
-    out = text_flags(t.text, tokenize(t.text, Facts.of(kb, t.clause, heads[0]).genders), slot_bank, lex)
+    toks = tokenize(t.text, Facts.of(kb, t.clause, heads[0]).genders)
+    out = text_flags(t.text, toks, slot_bank, lex)
+    out += [Flag("1", f"names a person outside the clause ({name!r})", name, kind="extra-person")
+            for name in extra_names(toks, first_names())]
     for f, gs in found.items():
         if len(gs) < len(heads):
-            f = Flag(f.rule, f"{f.message} (when {{A}} is {GENDERS[next(iter(gs))]})", f.span, f.drops)
+            f = replace(f, message=f"{f.message} (when {{A}} is {GENDERS[next(iter(gs))]})")
         out.append(f)
     return out
 
 
-def _respelled(text: str) -> str:
-    """Common misspellings of relation words ("neice") read as the word."""
-    return MISSPELLED.sub(lambda m: SPELLINGS[m.group(0)], text)
+@lru_cache(maxsize=1)
+def first_names() -> frozenset[str]:
+    """The first names the generator gives people (a text naming one names someone extra)."""
+    return frozenset(n for names in load_names().values() for n in names)
 
 
 def template_flags(kb: KB, t: Template, kb_name: str = "kinship") -> list[Flag]:
@@ -433,10 +445,11 @@ def template_flags(kb: KB, t: Template, kb_name: str = "kinship") -> list[Flag]:
         out.append(Flag("format", f"the first person of this clause cannot be {t.gender}", t.gender))
     if any(f.rule in ("1", "format") for f in out):
         return out
-    lowered = _respelled(SLOT.sub(lambda m: _slot_text(m, True) if m.group(2) else " ", t.text).lower())
+    lowered = respell(SLOT.sub(lambda m: _slot_text(m, True) if m.group(2) else " ", t.text).lower())
     literal = SLOT.sub(" ", t.text).lower()
-    out += _word_flags(kb, t, lowered, literal)
-    out += _reading_flags(kb, t, not t.source.endswith(".json"))
+    slot_bank = not t.source.endswith(".json")
+    out += _word_flags(kb, t, lowered, literal, slot_bank)
+    out += _reading_flags(kb, t, slot_bank)
     return out
 
 

@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 
 from clutrr.core.kb import KB
-from clutrr.render.normalise import END
+from clutrr.render.normalise import END, repairs
 from clutrr.render.slots import SlotError, slot_forms
 
 OTHER = -2  # a kinship word outside the KB (cousin, godmother, ...)
@@ -33,6 +33,7 @@ RULE_NAMES = {
     "6": "only the clause's facts",
     "7": "the world model",
     "8": "prose",
+    "9": "every fact names its owner",
     "format": "template format",
 }
 
@@ -49,12 +50,32 @@ although since until unless is was were are be been being am has had have having
 should can could may might must it its there here their they them we us our you your i me my mine yours ours
 theirs he she him his her hers himself herself named called like
 """.split())
+NOUN_MODIFIERS = frozenset("kid baby youngest eldest firstborn twin".split())  # "kid brother": a relation noun used as a modifier
 ARTICLES = frozenset("a an the one another such this that these those our my your every each".split())
 COPULAS = frozenset("is was became becomes remains remained been be as are were".split())
-AUXILIARIES = frozenset("has had have always still also now later soon then once finally recently officially".split())
+AUXILIARIES = frozenset("""has had have always still also now later soon then once finally recently officially actually
+really truly secretly""".split())
+MARRY_BEFORE = frozenset("who got finally is was are were been being be happily long".split())
 MARRY = frozenset("married marries marry marrying wed weds wedded".split())
 ABBREVIATIONS = frozenset("mr mrs ms dr st mt jr sr prof".split())
 SENTENCE_END = frozenset(".!?")
+# How a reader splits a sentence into clauses, and which verbs report what someone asks or says.
+CLAUSE_OPENERS = frozenset("""and but so because when while before after since until unless if though although whereas
+then as that whether where who""".split())
+ADVERB_OPENERS = frozenset("""then later soon afterwards afterward meanwhile also still now finally suddenly luckily
+unfortunately however instead together once""".split())
+PREPOSITIONS = frozenset("""with for to at by from of in on into onto behind beside near without about after before
+under over around towards toward past like""".split())
+HAVING = frozenset("has had have having".split())
+TAKING = frozenset("take takes took taking taken bring brings brought bringing carry carried carries".split())
+COORDINATORS = frozenset("and but so then or".split())
+SUBORDINATORS = frozenset("when while before after as since because if although though once until".split())
+REPORT_OPENERS = frozenset("if whether that to about".split())
+REPORTING_VERBS = frozenset("""asked asks ask told tells tell reminded reminds begged begs invited invites called calls
+texted texts urged urges convinced convinces persuaded persuades warned warns promised promises assured assures
+wanted wants needed needs""".split())
+FRAME_CLOSERS = frozenset([",", ")", "\u2014", ".", "!", "?", ";"])  # after "her father, {A}"
+QUOTES = frozenset("\"\u201c\u201d")
 
 # Relation nouns outside the KB's word list: (KB word it names, or a predicate name with no gender).
 ALIASES = {
@@ -68,6 +89,7 @@ ALIASES = {
 NEUTRAL = {
     "parent": "parent", "child": "child", "kid": "child", "sibling": "sibling", "spouse": "spouse",
     "grandparent": "grandparent", "grandchild": "grandchild", "grandkid": "grandchild",
+    "youngest": "child", "eldest": "child", "firstborn": "child", "youngster": "child", "twin": "sibling",
 }
 NEUTRAL_PLURALS = {"children": "child", "grandchildren": "grandchild"}
 OTHER_RELATIONS = frozenset("""
@@ -130,6 +152,7 @@ class Flag:
     message: str
     span: str
     drops: bool = True
+    kind: str = ""  # a finer class counted in reports: role-only, unstated, dangling, repeated-name, world
 
     def __str__(self) -> str:
         return f"rule {self.rule} ({RULE_NAMES[self.rule]}): {self.message}: \u00ab{self.span}\u00bb"
@@ -338,6 +361,7 @@ class Statement:
     word: str
     shape: str
     span: tuple[int, int]
+    links: tuple[int, ...] = ()  # a possessive chain: both links' predicates, then the first link's gender (-1: any)
 
 
 # --- reading -----------------------------------------------------------------------------
@@ -346,11 +370,13 @@ class Statement:
 class _Reader:
     """One pass over the tokens of one reading: pronoun referents, then statements."""
 
-    def __init__(self, toks: list[Tok], facts: Facts, text: str) -> None:
-        self.toks, self.facts, self.text = toks, facts, text
+    def __init__(self, toks: list[Tok], facts: Facts, text: str, slot_bank: bool = True) -> None:
+        self.toks, self.facts, self.text, self.slot_bank = toks, facts, text, slot_bank
         self.lex = lexicon(facts.kb)
         self.flags: list[Flag] = []
         self.referent: dict[int, tuple[int, ...]] = {}  # token index -> resolved person(s) of a pronoun
+        self.dangling: list[tuple[int, int]] = []  # token spans of relation nouns attached to no one
+        self._last: Statement | None = None  # the statement read last ("his son {C} and daughter {D}")
         self._resolve_pronouns()
 
     def quote(self, a: int, b: int) -> str:
@@ -376,27 +402,289 @@ class _Reader:
                 continue
             head = self.toks[i - 2].ent if i >= 2 and self.toks[i - 1].text == "," and self.toks[i - 2].kind == "ent" \
                 and not self.toks[i - 2].poss else -1  # in "Y, his R" the pronoun is not Y's
+            if head < 0 and not t.slot and i >= 1 and self.toks[i - 1].kind == "ent" and not self.toks[i - 1].poss \
+                    and self._determiner(i):
+                head = self.toks[i - 1].ent  # "asked {C} his grandfather": nor in "Y his R"
             others = [e for e in mentioned if genders[e] == t.gender and e != t.ent and e != head]
             if t.slot:
                 self.referent[i] = (t.ent,)
-                if others and t.form not in REFLEXIVE:
+                if t.ent not in mentioned:
+                    self.flags.append(Flag("4", f"the {t.low!r} of {{{chr(65 + t.ent)}}} comes before {{{chr(65 + t.ent)}}} "
+                                                "is named (it refers forward)", self.quote(i - 2, i + 1)))
+                elif others and t.form not in REFLEXIVE:
                     who = ", ".join("{" + chr(65 + e) + "}" for e in others)
                     self.flags.append(Flag("4", f"the {t.low!r} of {{{chr(65 + t.ent)}}} could also refer to {who}",
                                            self.quote(i - 2, i + 1)))
                 if t.ent not in mentioned:
                     mentioned.append(t.ent)
                 continue
+            named = self._named_after(i)
+            if named >= 0 and genders[named] == t.gender:
+                self.referent[i] = (named,)  # "... her brother. His name is {A}."
+                continue
             cands = [e for e in mentioned if genders[e] == t.gender and e != head] or \
                 [e for e in mentioned if genders[e] == t.gender]
-            if len(cands) == 1:
-                self.referent[i] = (cands[0],)
-            elif len(cands) > 1 and t.form not in REFLEXIVE:
-                who = ", ".join(self._name(e) for e in cands)
-                self.flags.append(Flag("4", f"{t.low!r} could refer to {who}", self.quote(i - 2, i + 1)))
-            elif not cands:
+            if not cands:
                 later = [u.ent for u in self.toks[i + 1:] if u.kind == "ent" and u.ent >= 0 and genders[u.ent] == t.gender]
-                if later:
-                    self.referent[i] = (later[0],)
+                if not self._unnamed_before(i, t.gender):
+                    if later:
+                        self.flags.append(Flag("4", f"{t.low!r} refers forward to {self._name(later[0])}, named "
+                                                    "after it", self.quote(i - 2, i + 1)))
+                    elif not self.slot_bank:
+                        self.flags.append(Flag("4", f"{t.low!r}: nobody in the text has its gender",
+                                               self.quote(i - 2, i + 1)))
+                continue
+            best, rivals = self._reading(i, t, cands)
+            if rivals and self._states(i, best, rivals):
+                who = ", ".join(self._name(e) for e in (best, *rivals))
+                self.flags.append(Flag("4", f"{t.low!r} could refer to {who}", self.quote(i - 2, i + 1)))
+            else:
+                self.referent[i] = (best,)
+
+    def _states(self, i: int, best: int, rivals: list[int]) -> bool:
+        """Whether the reading of the pronoun at i changes a kinship fact: it owns a relation
+        noun ("her son {C}") or is the subject of one ("she is {B}'s aunt", "he married") and
+        the readings do not all make the same true statement ("his sister {D}" where both
+        readings are brothers of {D}). "Her birthday" or "with him" change no fact."""
+        toks = self.toks
+        k = i + 1
+        while k < len(toks) and k <= i + 3 and toks[k].kind == "word" and toks[k].low not in FUNCTION \
+                and toks[k].low not in self.lex:
+            k += 1
+        if k < len(toks) and toks[k].kind == "word" and toks[k].low in self.lex and self._determiner(i):
+            pred = self.lex[toks[k].low][0]
+            after = k + 1 + (k + 1 < len(toks) and toks[k + 1].text == ",")
+            if after < len(toks) and toks[after].kind == "ent" and toks[after].ent >= 0:
+                y = toks[after].ent
+                f = self.facts
+                holds = [f.rel.get((c, y)) == pred or f.implied.get((c, y)) == pred for c in (best, *rivals)]
+                return not all(holds)
+            return True
+        nxt = toks[i + 1] if i + 1 < len(toks) else None
+        return nxt is not None and toks[i].form == "he" and (nxt.low in COPULAS or nxt.low in MARRY)
+
+    # -- how a reader takes a pronoun -------------------------------------------------------
+
+    def _clause_start(self, i: int) -> int:
+        """The first token of the clause holding token i: after a sentence end, ; or :, a
+        subordinator, or a coordinator that opens a clause (after a comma, or before a
+        subject pronoun: "and she ...", not "her son and daughter")."""
+        toks = self.toks
+        for k in range(i - 1, -1, -1):
+            t = toks[k]
+            if t.text in SENTENCE_END or t.text in (";", ":"):
+                return k + 1
+            if t.low in CLAUSE_OPENERS and k + 1 < i:
+                if t.low not in COORDINATORS:
+                    return k + 1
+                after = toks[k + 1]
+                if (k and toks[k - 1].text == ",") or (after.kind == "pron" and after.form == "he") \
+                        or after.low in ("they", "it"):
+                    return k + 1
+        return 0
+
+    def _subject(self, start: int, end: int) -> int:
+        """The person who is the subject of the clause from token start: the first person
+        named or resolved there ("{A}'s sister {B}" and "{A}'s sister, {B}," give {B}), or -1
+        when a verb or a preposition comes first."""
+        return self._subject_at(start, end)[0]
+
+    def _subject_at(self, start: int, end: int) -> tuple[int, int]:
+        """(the subject of the clause from token start, its token index), or (-1, -1)."""
+        toks = self.toks
+        k = start
+        while k < min(end, len(toks)):
+            t = toks[k]
+            if t.kind == "ent" and t.ent >= 0 and not t.poss:
+                return t.ent, k
+            if t.kind == "pron" and t.form == "he" and k in self.referent:
+                return self.referent[k][0], k
+            if (t.kind == "ent" and t.ent >= 0) or (t.kind == "pron" and t.form == "his"):
+                k += 1  # a possessive: "{A}'s older sister {B}", "his older sister, {B}"
+                while k < len(toks) and toks[k].kind == "word" and toks[k].low not in FUNCTION:
+                    k += 1
+                if k < len(toks) and toks[k].text == ",":
+                    k += 1
+                continue
+            if t.kind == "word" and t.low not in ADVERB_OPENERS and t.low not in ("and", "or", "both"):
+                if t.low not in FUNCTION or t.low in PREPOSITIONS:
+                    comma = next((c for c in range(k, min(end, len(toks))) if toks[c].text == ","), -1)
+                    if k == start and comma > 0:  # "Having forgotten, {B} ...": the subject follows
+                        return self._subject_at(comma + 1, end)
+                    return -1, -1
+            k += 1
+        return -1, -1
+
+    def _previous_subject(self, start: int) -> int:
+        """The subject of the nearest clause before the one starting at ``start`` that has one."""
+        k = start - 1
+        while k > 0:
+            begin = self._clause_start(k)
+            found = self._subject(begin, k)
+            if found >= 0:
+                return found
+            k = begin - 1
+        return -1
+
+    def _reading(self, i: int, t: Tok, cands: list[int]) -> tuple[int, list[int]]:
+        """(the referent a reader takes, the others a careful reader could also take).
+
+        Each person mentioned before the pronoun with its gender scores: a subject pronoun
+        continues the subject of the clause before (subject continuity); a possessive takes
+        the subject of its own clause (a clause without one inherits the one before), or the
+        nearest person of its clause, or the person of a parallel possessive ("her sister
+        {B} and her son {C}"); an object pronoun never takes a subject of its own clause; a
+        reflexive always does. The most recent person scores a little more, more still when
+        the others are in earlier sentences. A pronoun inside what a verb of asking or
+        telling reports ("asked {B} if she ...") can be the asker's or the one asked; one in a
+        clause opening a sentence can be the subject after it ("When his wife left, {A} ...").
+        Two readings within 2 points of each other are both open to a careful reader."""
+        toks = self.toks
+        if len(cands) == 1:
+            return cands[0], []
+        start = self._clause_start(i)
+        subjects = self._subjects(start, i)
+        subject = subjects[0] if subjects else -1
+        anchor = subject if subject in cands else self._previous_subject(start)
+        recent_at = next(k for k in range(i - 1, -1, -1) if toks[k].kind == "ent" and toks[k].ent in cands)
+        recent = toks[recent_at].ent
+        score = dict.fromkeys(cands, 0)
+        sentence_start = next((k + 1 for k in range(i - 1, -1, -1) if toks[k].text in SENTENCE_END), 0)
+        alone = not any(toks[k].kind == "ent" and toks[k].ent in cands and toks[k].ent != recent
+                        for k in range(sentence_start, i))
+        score[recent] += 2 if recent_at >= sentence_start and alone else 1
+        form = t.form
+        if form == "his" and t.low == "her" and not self._determiner(i):
+            form = "him"
+        if form in REFLEXIVE:
+            return (subject if subject in cands else recent), []
+        if form == "he":
+            if start == i or subject < 0:
+                subject = anchor
+            if subject in score:
+                score[subject] += 3
+        elif form in ("his", "hers"):
+            if anchor in score:
+                score[anchor] += 3
+            if i >= 2 and toks[i - 1].low in ("and", "or") and toks[i - 2].kind == "ent" and not toks[i - 2].poss:
+                nearest = toks[i - 2].ent  # "{C} and her sister {D}"
+                if nearest in score and nearest != anchor:
+                    score[nearest] += 2
+            parallel = self._parallel(i, start, subject >= 0)
+            if parallel in score:
+                score[parallel] += 4
+        elif i and toks[i - 1].low == "with" and any(toks[k].low in TAKING for k in range(start, i)):
+            if subject in score:
+                score[subject] += 3  # "took {D} with her": her is the taker
+        else:  # him, her (object): never a subject of its own clause
+            for who in subjects:
+                score.pop(who, None)
+            if not score:
+                return recent, []
+            if len(score) == 1:
+                return next(iter(score)), []
+        later = self._fronted_subject(start, i, t.gender)
+        if later >= 0:
+            score[later] = max(score.values())  # "When his wife left, {A} ...": his may be {A}'s
+        asked = self._asked(start)
+        if asked is not None:
+            top = max(score.values()) + 3
+            for who in asked:
+                if who in score:
+                    score[who] = top
+        ranked = sorted(score, key=lambda e: -score[e])
+        best = ranked[0]
+        return best, [e for e in ranked[1:] if score[best] - score[e] < 2]
+
+    def _subjects(self, start: int, end: int) -> list[int]:
+        """The subject of the clause from token start and the people joined to it by "and"."""
+        first, k = self._subject_at(start, end)
+        if first < 0:
+            return []
+        toks = self.toks
+        out = [first]
+        while k + 1 < end and toks[k + 1].low == "and":
+            k += 2
+            while k < end and (toks[k].kind == "pron" and toks[k].form == "his" or
+                               (toks[k].kind == "word" and toks[k].low not in FUNCTION)):
+                k += 1
+            if k < end and toks[k].kind == "ent" and not toks[k].poss:
+                out.append(toks[k].ent)
+            else:
+                break
+        return out
+
+    def _unnamed_before(self, i: int, gender: int | None) -> bool:
+        """Whether a relation noun of this gender naming no one comes before token i ("took
+        her husband out ... found him"): the pronoun may be that person's."""
+        toks = self.toks
+        for k in range(i):
+            t = toks[k]
+            if t.kind == "word" and t.low in self.lex and self.lex[t.low][1] == gender and not (
+                    k + 1 < len(toks) and toks[k + 1].kind == "ent"):
+                return True
+        return False
+
+    def _named_after(self, i: int) -> int:
+        """The person in "his name is {A}" (the pronoun at i), or -1."""
+        toks = self.toks
+        if i + 3 < len(toks) and toks[i + 1].low == "name" and toks[i + 2].low in ("is", "was") \
+                and toks[i + 3].kind == "ent":
+            return toks[i + 3].ent
+        return -1
+
+    def _fronted_subject(self, start: int, i: int, gender: int | None) -> int:
+        """In a clause opening a sentence with a subordinator ("When his wife ..., {A} called"),
+        the subject after the comma, when of the pronoun's gender: a reader may take it."""
+        toks = self.toks
+        opener = start - 1
+        if opener < 0 or toks[opener].low not in SUBORDINATORS or (opener and toks[opener - 1].text not in SENTENCE_END):
+            return -1
+        comma = next((k for k in range(i + 1, len(toks)) if toks[k].text in (",", ".", ";")), -1)
+        if comma < 0 or toks[comma].text != "," or comma + 1 >= len(toks):
+            return -1
+        nxt = toks[comma + 1]
+        return nxt.ent if nxt.kind == "ent" and nxt.ent >= 0 and self.facts.genders[nxt.ent] == gender else -1
+
+    def _determiner(self, i: int) -> bool:
+        """Whether "her" at i is a determiner ("her son") rather than an object ("saw her")."""
+        nxt = self.toks[i + 1] if i + 1 < len(self.toks) else None
+        return nxt is not None and nxt.kind == "word" and (nxt.low not in FUNCTION or nxt.low in self.lex)
+
+    def _parallel(self, i: int, start: int, own_subject: bool = False) -> int:
+        """In "her sister {B} and her son {C}" (or, in a clause without a subject of its own,
+        "was his son, {C}, next was his son {A}") the second possessive of a relation noun
+        takes the first one's person."""
+        toks = self.toks
+        if i < 1 or not self._rel(i + 1):
+            return -1
+        if toks[i - 1].low in ("and", "or", ","):
+            first = start
+        elif own_subject:
+            return -1
+        else:
+            first = next((k + 1 for k in range(i - 1, -1, -1) if toks[k].text in SENTENCE_END), 0)
+        for k in range(i - 2, first - 1, -1):
+            if toks[k].kind == "pron" and toks[k].form == "his" and k in self.referent and self._rel(k + 1):
+                return self.referent[k][0]
+        return -1
+
+    def _asked(self, start: int) -> tuple[int, int] | None:
+        """(asker, person asked) when the clause at start reports what a verb of asking or
+        telling says ("{A} asked {B} if ...", "{A} told {B} that ...")."""
+        toks = self.toks
+        if start < 3 or toks[start - 1].low not in REPORT_OPENERS:
+            return None
+        obj = start - 2
+        if toks[obj].text == ",":
+            obj -= 1
+        if obj < 1 or toks[obj].kind != "ent" or toks[obj].ent < 0:
+            return None
+        for k in range(obj - 1, max(obj - 5, -1), -1):
+            if toks[k].low in REPORTING_VERBS:
+                subject = self._subject(self._clause_start(k), k)
+                return (subject, toks[obj].ent) if subject >= 0 else None
+        return None
 
     def _name(self, e: int) -> str:
         return "{" + chr(65 + e) + "}"
@@ -416,10 +704,53 @@ class _Reader:
             if t.kind != "word":
                 continue
             if t.low in self.lex and not t.poss:
-                out += self._noun(j)
+                found = self._noun(j)
+                out += found
+                if found:
+                    self._last = found[-1]
+            elif t.low in self.lex:
+                self._dangling(j)  # "..., a father-in-law's gift": a role owned by nobody named
             elif t.low in MARRY:
                 out += self._marry(j)
+            elif t.low == "birth":
+                out += self._birth(j)
         return out
+
+    def _birth(self, j: int) -> list[Statement]:
+        """"{B} gave birth to {A}": {B} is {A}'s mother."""
+        toks = self.toks
+        parent = [i for i, p in enumerate(self.facts.kb.predicates) if p.name == "parent"]
+        if not parent or j < 2 or toks[j - 1].low not in ("gave", "give", "gives", "giving", "given") \
+                or j + 2 >= len(toks) or toks[j + 1].low != "to":
+            return []
+        child = self._ent(j + 2, poss=False)
+        c = j - 2
+        while c >= 0 and toks[c].low in AUXILIARIES | {"had", "just", "was", "is", "were"}:
+            c -= 1
+        if c >= 2 and toks[c].low == "who" and toks[c - 1].text == ",":
+            c -= 2  # "{B}, who was giving birth to {A}"
+        mother = self._ent(c, poss=False) if c >= 0 and toks[c].kind in ("ent", "pron") else -1
+        if mother < 0 and c >= 0 and toks[c].low in ("after", "before", "when", "while"):
+            mother = self._subject(self._clause_start(c), c) if c else -1
+        if child < 0 or mother < 0 or child == mother:
+            return []
+        return [Statement((child,), mother, parent[0], 1, "gave birth", "after", (c, j + 2))]
+
+    def _dangling(self, j: int) -> bool:
+        """Record a relation noun phrase set off by a comma after something that is not a
+        person ("texts from the night bus, a sister who worries"): it attaches to no one named."""
+        toks = self.toks
+        k = j - 1
+        while k >= 0 and toks[k].kind == "word" and not toks[k].poss and toks[k].low not in FUNCTION \
+                and toks[k].low not in self.lex:
+            k -= 1
+        if k < 2 or toks[k].low not in ARTICLES or toks[k - 1].text != ",":
+            return False
+        before = toks[k - 2]
+        if before.kind in ("ent", "pron") and not before.poss:
+            return False
+        self.dangling.append((k, j))
+        return True
 
     def _ent(self, i: int, poss: bool | None = None) -> int:
         """The person at token i (a mention, or a resolved singular pronoun), or -1."""
@@ -446,13 +777,35 @@ class _Reader:
         pred, gender, is_plural = self.lex[toks[j].low]
         if self._rel(j + 1) and not self._is_title(j + 1):
             return []  # "kid brother": the first noun is a modifier
+        pair = self._pair_before(j)
+        if pair and j + 2 < len(toks) and toks[j + 1].low == "and" and self._rel(j + 2) \
+                and not self.lex[toks[j + 2].low][2] and not is_plural:
+            # "{C} and {D}, son and father": {C} is {D}'s son and {D} is {C}'s father
+            (x, xi), (y, yi) = pair
+            other = self.lex[toks[j + 2].low]
+            span = (xi, j + 2)
+            return [Statement((y,), x, pred, gender, toks[j].low, "pair", span),
+                    Statement((x,), y, other[0], other[1], toks[j + 2].low, "pair", span)]
+        if j + 6 < len(toks) and toks[j + 1].low == "and" and self._rel(j + 2) and toks[j + 3].text == "," \
+                and toks[j + 4].kind == "ent" and toks[j + 5].low == "and" and toks[j + 6].kind == "ent":
+            return self._respectively(j)  # "his mother and father, {B} and {C}"
         if (j + 2 < len(toks) and toks[j + 1].low in ("and", "or") and self._rel(j + 2)) or \
                 (j >= 2 and toks[j - 1].low in ("and", "or") and self._rel(j - 2)):
             return []  # "husband and wife", "brother and sister"
+        group = self._group_after(j) if is_plural and self.facts.kb.predicates[pred].inverse == pred else []
+        if len(group) >= 2 and not self._possessed(j):
+            # "the three sisters {C}, {B} and {D}": each is each other's
+            return [Statement((x,), y, pred, gender, toks[j].low, "mutual", (j, group[-1][1]))
+                    for x, _ in group for y, _ in group if x != y]
+        if pair and is_plural and self.facts.kb.predicates[pred].inverse == pred:
+            # "{B} and {C}, brothers who rarely agree", "{C} and {D}, two sisters": each the other's
+            (x, xi), (y, yi) = pair
+            return [Statement((y,), x, pred, gender, toks[j].low, "mutual", (xi, j)),
+                    Statement((x,), y, pred, gender, toks[j].low, "mutual", (xi, j))]
         # possessor before the noun, over at most three modifiers
         k, mods = j - 1, 0
         while (k >= 0 and mods < 3 and toks[k].kind == "word" and not toks[k].poss and toks[k].low not in FUNCTION
-               and toks[k].low not in self.lex):
+               and (toks[k].low not in self.lex or (k == j - 1 and toks[k].low in NOUN_MODIFIERS))):
             k -= 1
             mods += 1
         possessors: tuple[int, ...] = ()
@@ -464,7 +817,9 @@ class _Reader:
                 if k >= 2 and toks[k - 1].low == "and" and toks[k - 2].kind == "ent" and not toks[k - 2].poss:
                     possessors, start = (toks[k - 2].ent, pk.ent), k - 2
             elif pk.kind == "word" and pk.poss:
-                return []  # "A's father's sister": a chain of possessives names no one
+                return self._chain(k, j)  # "A's daughter's husband C"
+            elif pk.low in ("my", "our") and self._speaker(k) >= 0:
+                possessors, start = (self._speaker(k),), k
             elif pk.kind == "pron" and pk.form in ("his", "their"):
                 if k not in self.referent:
                     return []
@@ -480,19 +835,42 @@ class _Reader:
                     return [Statement(possessors, self._ent(j + 1), pred, gender, toks[j].low, "whose", (owner, j + 2))]
             elif pk.kind == "word" and pk.low in ARTICLES:
                 start, article = k, True
+                owner = -1
+                if k >= 2 and toks[k - 1].low in HAVING and toks[k - 2].low == "they":
+                    couple = self._couple(list(dict.fromkeys(t.ent for t in toks[:k] if t.kind == "ent" and t.ent >= 0)))
+                    if couple and toks[k].low in ("a", "an", "one", "another"):
+                        possessors, start = couple, k - 2  # "{B} and {A} married. They had a son, {C}"
+                elif k >= 2 and toks[k - 1].low in HAVING:
+                    owner = self._ent(k - 2, poss=False) if toks[k - 2].kind in ("ent", "pron") else \
+                        self._subject(self._clause_start(k - 1), k - 1)  # "{B}, brother of {A}, has a son"
+                if owner >= 0 and toks[k].low in ("a", "an", "one", "another"):
+                    possessors, start = (owner,), k - 2  # "{B} has a son, {C}", "{B} had a daughter named {A}"
         m = j + 1
+        last = self._last
+        if not possessors and not article and last is not None and last.possessors and start >= 2 \
+                and toks[start - 1].low == "and" and last.span[1] in (start - 2, start - 3) \
+                and last.shape == "after" and not (m < len(toks) and toks[m].low in ("of", "to")):
+            possessors = last.possessors  # "his son {C} and daughter {D}": one possessor for both
         if not possessors and m + 1 < len(toks) and toks[m].low in ("of", "to"):
             n = m + 1
             if self._rel(n) and self._is_title(n):
                 n += 1
+            elif toks[n].low in ("the", "a") and n + 3 < len(toks):
+                # "daughter of the blacksmith {A}": a title before the name
+                q = n + 1
+                while q < min(n + 4, len(toks)) and toks[q].kind == "word" and toks[q].low not in FUNCTION \
+                        and toks[q].low not in self.lex:
+                    q += 1
+                if q < len(toks) and toks[q].kind == "ent" and q > n + 1:
+                    n = q
             who = self._ent(n, poss=False)
             if who < 0 or not (toks[n].kind == "ent" or toks[n].form == "him"):
                 return []  # the relation of someone unnamed ("father of the bride")
             possessors, m = (who,), n + 1
         inside_of = start >= 1 and toks[start - 1].low == "of"
         referents, shape = self._referents_after(m, is_plural, direct=not article or self._is_title(j)), "after"
-        framed = [] if inside_of else self._referents_after(m, is_plural, comma=True)
-        if framed and framed[-1][1] + 1 < len(toks) and toks[framed[-1][1] + 1].text in (",", ")", "\u2014"):
+        framed = [] if inside_of and not possessors else self._referents_after(m, is_plural, comma=True)
+        if framed and (framed[-1][1] + 1 == len(toks) or toks[framed[-1][1] + 1].text in FRAME_CLOSERS):
             referents = referents or framed  # "her father, {A}, drove": the name set off by commas
         if toks[start].low == "whose" or (possessors and toks[start + 1].low == "whose"):
             pass
@@ -503,6 +881,8 @@ class _Reader:
         if not referents:
             referents, shape = framed, "after"
         if not referents:
+            if article and not possessors:
+                self._dangling(j)
             return []
         span = (min(start, *(r[1] for r in referents)), max(j, m - 1, *(r[1] for r in referents)))
         out = []
@@ -513,6 +893,101 @@ class _Reader:
             else:
                 out.append(Statement(possessors, ref, pred, gender, toks[j].low, shape, span))
         return out
+
+    def _chain(self, k: int, j: int) -> list[Statement]:
+        """"X's R1's R2 Y": Y is the R2 of X's R1. Read as a statement whose predicate is the
+        pair (R1, R2); a chain of more links, or one without a named end, says nothing here."""
+        toks = self.toks
+        if toks[k].low not in self.lex or k < 1:
+            return []
+        x = self._ent(k - 1, poss=True) if toks[k - 1].kind == "ent" else (
+            self.referent[k - 1][0] if toks[k - 1].kind == "pron" and toks[k - 1].form == "his"
+            and k - 1 in self.referent else -1)
+        if x < 0:
+            return []
+        ys = self._referents_after(j + 1, False) or self._referents_after(j + 1, False, comma=True)
+        if not ys:
+            before, _ = self._referents_before(k - 1, -1, False)
+            ys = before
+        if not ys:
+            return []
+        first, second = self.lex[toks[k].low], self.lex[toks[j].low]
+        span = (k - 1, max(j, ys[0][1]))
+        return [Statement((x,), ys[0][0], -3, second[1], f"{toks[k].low}'s {toks[j].low}", "chain", span,
+                          (first[0], second[0], -1 if first[1] is None else first[1]))]
+
+    def _speaker(self, k: int) -> int:
+        """The speaker of a quotation holding token k ("'My wife drives,' {A} said"): the first
+        person named in the sentence before the quotation, else the first after it; -1 outside quotes."""
+        toks = self.toks
+        marks = [i for i, t in enumerate(toks) if t.text in QUOTES]
+        opening = [i for i in marks if i < k]
+        if len(opening) % 2 == 0:
+            return -1
+        o = opening[-1]
+        closing = next((i for i in marks if i > k), len(toks))
+        start = o
+        while start > 0 and toks[start - 1].text not in SENTENCE_END:
+            start -= 1
+        for i in range(start, o):
+            if toks[i].kind == "ent" and toks[i].ent >= 0:
+                return toks[i].ent
+        for i in range(closing + 1, min(closing + 4, len(toks))):
+            if toks[i].kind == "ent" and toks[i].ent >= 0 and not toks[i].poss:
+                return toks[i].ent
+        return -1
+
+    def _respectively(self, j: int) -> list[Statement]:
+        """"X's R1 and R2, Y and Z": Y is X's R1 and Z is X's R2, in that order."""
+        toks = self.toks
+        k = j - 1
+        possessors: tuple[int, ...] = ()
+        if k >= 0 and toks[k].kind == "ent" and toks[k].poss and toks[k].ent >= 0:
+            possessors = (toks[k].ent,)
+        elif k >= 0 and toks[k].kind == "pron" and toks[k].form == "his" and k in self.referent:
+            possessors = self.referent[k]
+        if not possessors:
+            return []
+        out = []
+        for noun, name in ((j, j + 4), (j + 2, j + 6)):
+            pred, gender, _ = self.lex[toks[noun].low]
+            out.append(Statement(possessors, toks[name].ent, pred, gender, toks[noun].low, "after", (k, j + 6)))
+        return out
+
+    def _group_after(self, j: int) -> list[tuple[int, int]]:
+        """The people listed right after a plural noun: "brothers {C} and {D}", "{C}, {B}, and {D}"."""
+        toks = self.toks
+        out: list[tuple[int, int]] = []
+        r = j + 1
+        while r < len(toks) and toks[r].kind == "ent" and not toks[r].poss and toks[r].ent >= 0:
+            out.append((toks[r].ent, r))
+            r += 1
+            while r < len(toks) and toks[r].low in (",", "and"):
+                r += 1
+        return out
+
+    def _possessed(self, j: int) -> bool:
+        """Whether a possessive comes just before the noun at j ("her brothers {B} and {C}")."""
+        k = j - 1
+        while k >= 0 and self.toks[k].kind == "word" and self.toks[k].low in ("two", "three", "four", "older",
+                                                                               "younger", "twin", "little", "big"):
+            k -= 1
+        return k >= 0 and (self.toks[k].poss or self.toks[k].form in ("his", "their"))
+
+    def _pair_before(self, j: int) -> tuple[tuple[int, int], tuple[int, int]] | None:
+        """The two people of "{X} and {Y}, [the two | two | both] R..." before the noun at j."""
+        toks = self.toks
+        k = j - 1
+        while k >= 0 and toks[k].low in ("the", "two", "both", "a", "pair", "of") or (
+                k >= 0 and toks[k].kind == "word" and toks[k].low not in FUNCTION and toks[k].low not in self.lex
+                and k == j - 1):
+            k -= 1
+        if k < 3 or toks[k].text != "," or toks[k - 2].low != "and":
+            return None
+        x, y = toks[k - 3], toks[k - 1]
+        if x.kind != "ent" or y.kind != "ent" or x.poss or y.poss or x.ent < 0 or y.ent < 0 or x.ent == y.ent:
+            return None
+        return (x.ent, k - 3), (y.ent, k - 1)
 
     def _pairs_nouns(self, j: int) -> bool:
         """Whether another relation noun follows within four words ("son-in-law against father-in-law")."""
@@ -533,16 +1008,22 @@ class _Reader:
             if toks[r].text != "," or r + 1 >= len(toks) or toks[r + 1].poss:
                 return []
             r += 1
+        elif r + 2 < len(toks) and toks[r].low == "who" and toks[r + 1].low in ("is", "was") \
+                and toks[r + 2].kind == "ent" and toks[r + 2].ent >= 0:
+            r += 2  # "a grandson who is {B}"
+            return [(toks[r].ent, r)]
         elif r < len(toks) and toks[r].low in ("is", "was", "named", "called"):
             r += 1
             if r < len(toks) and toks[r].poss:
                 return []
         elif not direct:
             return []
+        if r + 1 < len(toks) and toks[r].text == "." and toks[r + 1].kind == "pron" and self._named_after(r + 1) >= 0:
+            return [(self._named_after(r + 1), r + 4)]
         if r >= len(toks) or toks[r].kind != "ent" or toks[r].ent < 0:
             return []
-        if r + 1 < len(toks) and toks[r + 1].low in MARRY:
-            return []
+        if r + 1 < len(toks) and toks[r + 1].low in MARRY and any(t.low == "whose" for t in toks[max(m - 4, 0):m]):
+            return []  # "whose son {B} married later": {B} starts a clause of its own
         out = [(toks[r].ent, r)]
         if is_plural and r + 2 < len(toks) and toks[r + 1].low == "and" and toks[r + 2].kind == "ent":
             out.append((toks[r + 2].ent, r + 2))
@@ -554,12 +1035,19 @@ class _Reader:
         if b >= 1 and toks[b].text == "," and toks[b - 1].kind == "ent" and not toks[b - 1].poss \
                 and toks[b - 1].ent >= 0:
             return [(toks[b - 1].ent, b - 1)], "apposition"
+        if b >= 0 and toks[b].kind == "ent" and not toks[b].poss and toks[b].ent >= 0 and toks[s].kind == "pron" \
+                and not toks[s].slot and s + 2 < len(toks) and toks[s + 2].kind != "ent":
+            return [(toks[b].ent, b)], "apposition"  # "left {A} her daughter to ...": {A} is the daughter
         if b >= 1 and toks[b].low in COPULAS:
             c = b - 1
+            if c >= 1 and toks[c].text == "," and toks[c - 1].kind == "ent":
+                c -= 1  # "The captain, {B}, is {A}'s wife"
             while c >= 0 and toks[c].low in AUXILIARIES:
                 c -= 1
             if c >= 2 and toks[c].low == "who" and toks[c - 1].text == ",":
                 c -= 2
+            elif c >= 1 and toks[c].low == "who" and toks[c - 1].kind == "ent" and not toks[c - 1].poss:
+                c -= 1  # "{D} who is {C}'s grandfather" (no comma)
             who = self._ent(c, poss=False)
             if who < 0:
                 return [], ""
@@ -580,19 +1068,109 @@ class _Reader:
         if obj < len(toks) and toks[obj].low == "to":
             obj += 1
         b = self._ent(obj, poss=False) if obj < len(toks) and (toks[obj].kind == "ent" or toks[obj].form == "him") else -1
+        if b < 0 and obj + 2 < len(toks) and (toks[obj].poss or toks[obj].form == "his") and self._rel(obj + 1) \
+                and toks[obj + 2].kind == "ent":
+            b = toks[obj + 2].ent  # "married to {C.his} son {B}"
         c = j - 1
-        while c >= 0 and (toks[c].low in AUXILIARIES or toks[c].low in ("who", "got", "finally")):
+        while c >= 0 and (toks[c].low in AUXILIARIES or toks[c].low in MARRY_BEFORE):
             c -= 1
-        if c >= 0 and toks[c].text == "," and toks[j - 1].low == "who":
+        state = j + 1 < len(toks) and toks[j + 1].low == "to"  # "married to": a state, not an event
+        if c >= 0 and toks[c].text == "," and (any(t.low == "who" for t in toks[c:j]) or (c == j - 1 and state)):
             c -= 1
         a = self._ent(c, poss=False) if c >= 0 and toks[c].kind in ("ent", "pron") else -1
+        if a < 0 and c > 0 and (toks[c].low in SUBORDINATORS or toks[c].low == "and"):
+            a = self._subject(self._clause_start(c), c)  # "... since marrying {C}", "... and married {C}"
+        if a < 0 and (c < 0 or toks[c].text in SENTENCE_END) and b >= 0:
+            # "Married to {B} for years, {A} ...": the subject follows the opening phrase
+            comma = next((i for i in range(obj + 1, len(toks)) if toks[i].text in (",", ".", ";")), -1)
+            if comma > 0 and toks[comma].text == "," and comma + 1 < len(toks):
+                c = comma + 1
+                a = self._ent(c, poss=False) if toks[c].kind == "ent" else -1
         if a >= 0 and b < 0 and c >= 2 and toks[c - 1].low == "and":
             b = self._ent(c - 2, poss=False)
         if a < 0 or b < 0 or a == b:
             return []
-        return [Statement((a,), b, spouse[0], None, toks[j].low, "marry", (min(c, obj), max(c, obj)))]
+        return [Statement((a,), b, spouse[0], None, toks[j].low, "married" if state else "marry",
+                          (min(c, obj), max(c, obj)))]
 
     # -- checks --------------------------------------------------------------------------
+
+    def ownership(self, statements: list[Statement]) -> None:
+        """Rule 9: each fact of the clause is told with both its people ("{A}'s father {B}",
+        "{B.his} son {A}", "{A} married {B}"). A fact told only by a role noun ("{B}, a
+        father-in-law who ...", "the husband") or not told at all is flagged, and so is a
+        relation noun set off after something that is not a person (a dangling appositive)."""
+        f = self.facts
+        owned: set[frozenset[int]] = set()
+        roles: dict[frozenset[int], Statement] = {}
+        for st in statements:
+            y = st.referent
+            if st.shape == "chain":
+                m = self.chain_middle(st)
+                if m >= 0:
+                    owned.update((frozenset((st.possessors[0], m)), frozenset((m, y))))
+                elif self._chain_composes(st) and frozenset((st.possessors[0], y)) in map(frozenset, f.rel):
+                    owned.add(frozenset((st.possessors[0], y)))
+                continue
+            for x in st.possessors:
+                if f.rel.get((x, y)) == st.pred or ((x, y) in f.rel and f.rel.get((y, x)) == st.pred):
+                    owned.add(frozenset((x, y)))  # a fact told the wrong way round is rule 5's
+            if not st.possessors:
+                for (x, z), p in f.rel.items():
+                    if z == y and p == st.pred:
+                        roles.setdefault(frozenset((x, z)), st)
+        for a, b in self.dangling:
+            self.flags.append(Flag("9", f"{self.toks[b].low!r} is set off after something that is not a person: "
+                                        "it attaches to no one named (dangling appositive)", self.quote(a - 2, b + 2),
+                                   kind="dangling"))
+        for i in range(len(f.genders) - 1):
+            pair = frozenset((i, i + 1))
+            if pair in owned:
+                continue
+            word = f.kb.word(f.rel[(i, i + 1)], f.genders[i + 1])
+            fact = f"{self._name(i + 1)} is {self._name(i)}'s {word}"
+            if pair in roles:
+                st = roles[pair]
+                self.flags.append(Flag("9", f"{fact}, but the text only calls {self._name(st.referent)} "
+                                            f"'{st.word}' without saying whose (role-only)", self.quote(*st.span),
+                                       kind="role-only"))
+                continue
+            preds = {f.rel[(i, i + 1)], f.rel.get((i + 1, i), -3)}
+            told = {j for st in statements for j in range(st.span[0], st.span[1] + 1) if self.toks[j].low == st.word}
+            bare = [j for j, t in enumerate(self.toks) if t.kind == "word" and t.low in self.lex
+                    and self.lex[t.low][0] in preds and j not in told]
+            if bare:
+                self.flags.append(Flag("9", f"{fact}, but {self.toks[bare[0]].low!r} names no owner (role-only)",
+                                       self.quote(bare[0] - 2, bare[0] + 1), kind="role-only"))
+            else:
+                self.flags.append(Flag("9", f"{fact} is not stated in a shape the checker reads", self.quote(0, 6),
+                                       drops=self.slot_bank, kind="unstated"))
+
+    def step_contrast(self, statements: list[Statement]) -> None:
+        """Rule 7: "{A.his} wife {B} ... {B.his} son {C}" in one sentence: the spouse told with
+        one partner's pronoun and the child with the other's reads as a step-family."""
+        f = self.facts
+        ends = [i for i, t in enumerate(self.toks) if t.text in SENTENCE_END] + [len(self.toks)]
+
+        def sentence(st: Statement) -> int:
+            return next(n for n, e in enumerate(ends) if st.span[0] <= e)
+
+        def by_pronoun(st: Statement) -> bool:
+            return self.toks[st.span[0]].kind == "pron"
+
+        for sp in statements:
+            if sp.shape != "after" or len(sp.possessors) != 1 or not by_pronoun(sp) \
+                    or f.kb.predicates[sp.pred].name != "spouse":
+                continue
+            x, y = sp.possessors[0], sp.referent
+            for ch in statements:
+                if ch.possessors == (y,) and by_pronoun(ch) and ch.referent not in (x, y) \
+                        and f.kb.predicates[ch.pred].name == "child" and sentence(ch) == sentence(sp):
+                    self.flags.append(Flag("7", f"{self._name(y)} is told as {self._name(x)}'s spouse and "
+                                                f"{self._name(ch.referent)} as {self._name(y)}'s child by two "
+                                                "pronouns in one sentence: it reads as a step-family",
+                                           self.quote(sp.span[0], ch.span[1]), kind="world"))
+                    return
 
     def check(self, statements: list[Statement]) -> None:
         f = self.facts
@@ -603,6 +1181,9 @@ class _Reader:
             if y < 0 or y >= len(f.genders):
                 continue
             if y in st.possessors:
+                continue
+            if st.shape == "chain":
+                self._check_chain(st, what)
                 continue
             if not st.possessors:
                 if st.pred != OTHER:
@@ -619,6 +1200,44 @@ class _Reader:
                     continue
                 self._check_pair(st, x, y, what)
 
+    def chain_middle(self, st: Statement, reverse: bool = False) -> int:
+        """The person between the ends of a possessive chain that fits the clause's facts, or -1."""
+        f = self.facts
+        x, y = st.possessors[0], st.referent
+        if reverse:
+            x, y = y, x
+        for m in range(len(f.genders)):
+            if m not in (x, y) and f.rel.get((x, m)) == st.links[0] and f.rel.get((m, y)) == st.links[1] \
+                    and (reverse or st.links[2] < 0 or f.genders[m] == st.links[2]):
+                return m
+        return -1
+
+    def _chain_composes(self, st: Statement) -> bool:
+        """Whether a chain through someone outside the clause ("{B}'s wife's mother {A}" for
+        "A is B's mother-in-law") composes, in the KB, to the fact between its ends."""
+        f = self.facts
+        x, y = st.possessors[0], st.referent
+        if (x, y) not in f.rel:
+            return False  # the person between is one of the clause's: the chain must go through them
+        composed = f.kb.compose(st.links[0], st.links[1])
+        return composed >= 0 and composed == f.rel[(x, y)]
+
+    def _check_chain(self, st: Statement, what: str) -> None:
+        """"X's R1's R2 Y" must follow two facts of the clause, through the person between."""
+        f = self.facts
+        y = st.referent
+        said = f"says {self._name(y)} is {self._name(st.possessors[0])}'s {st.word}"
+        if OTHER in st.links:
+            self.flags.append(Flag("6", f"names a relation outside the KB ({st.word!r})", what))
+        elif st.gender is not None and st.gender != f.genders[y]:
+            self.flags.append(Flag("6", f"{st.word!r} does not fit the gender of {self._name(y)}", what))
+        elif self.chain_middle(st) >= 0 or self._chain_composes(st):
+            return
+        elif self.chain_middle(st, reverse=True) >= 0:
+            self.flags.append(Flag("5", f"{said}: the chain points the other way", what))
+        else:
+            self.flags.append(Flag("6", f"{said}, which the clause does not say", what))
+
     def _check_role(self, st: Statement, what: str) -> None:
         """A relation noun beside a name, its possessor unsaid: it must be that person's
         relation to someone of the clause. One held by another person of the clause is
@@ -634,11 +1253,12 @@ class _Reader:
             self.flags.append(Flag("5", f"{st.word!r} stands beside {self._name(y)}, but it is "
                                         f"{self._name(holders[0])} who is the {st.word}", what))
         elif any(p == st.pred for (x, z), p in f.implied.items() if z == y):
-            self.flags.append(Flag("6", f"names a relation the clause leaves implicit ({st.word!r})", what))
+            self.flags.append(Flag("6", f"names a relation the clause leaves implicit ({st.word!r})", what,
+                                   drops=self.slot_bank))
 
     def _check_pair(self, st: Statement, x: int, y: int, what: str) -> None:
         f = self.facts
-        stated = (f"says {self._name(x)} married {self._name(y)}" if st.shape == "marry"
+        stated = (f"says {self._name(x)} married {self._name(y)}" if st.shape in ("marry", "married")
                   else f"says {self._name(y)} is {self._name(x)}'s {st.word}")
         if f.rel.get((x, y)) == st.pred:
             self._check_one_parent(st, x, y, what)
@@ -651,7 +1271,9 @@ class _Reader:
             return
         if f.implied.get((x, y)) == st.pred:
             if len(st.possessors) < 2:
-                self.flags.append(Flag("6", f"{stated}: names a relation the clause leaves implicit", what))
+                answer = {x, y} == {0, len(f.genders) - 1}  # the first-to-last relation gives the answer away
+                self.flags.append(Flag("6", f"{stated}: names a relation the clause leaves implicit", what,
+                                       drops=self.slot_bank or answer))
             return
         if f.implied.get((y, x)) == st.pred and f.implied.get((x, y)) != st.pred:
             self.flags.append(Flag("5", f"{stated}: the implied relation points the other way", what))
@@ -662,7 +1284,7 @@ class _Reader:
         """Rule 7: the child of one member of a couple the clause names, told as that member's
         alone, when "their" could say it without naming the first-to-last relation, or when
         the couple's marriage is told as an event ("married")."""
-        if len(st.possessors) > 1 or st.shape == "marry":
+        if len(st.possessors) > 1 or st.shape in ("marry", "married"):
             return
         name = self.facts.kb.predicates[st.pred].name
         if name not in ("child", "parent"):
@@ -679,11 +1301,14 @@ class _Reader:
                                         f"though {self._name(spouse)} is {self._name(parent)}'s spouse ({how})", what))
 
 
-def analyse(toks: list[Tok], facts: Facts, text: str) -> tuple[list[Statement], list[Flag]]:
-    """The statements of one reading and the flags of rules 4-7 they raise."""
-    reader = _Reader(toks, facts, text)
+def analyse(toks: list[Tok], facts: Facts, text: str, slot_bank: bool = True) -> tuple[list[Statement], list[Flag]]:
+    """The statements of one reading and the flags of rules 4-7 and 9 they raise (a fact in
+    a shape the parser does not read is dropped only from a bank written with slots)."""
+    reader = _Reader(toks, facts, text, slot_bank)
     found = reader.statements()
     reader.check(found)
+    reader.ownership(found)
+    reader.step_contrast(found)
     return found, reader.flags
 
 
@@ -699,16 +1324,7 @@ def sentences(toks: list[Tok]) -> list[list[Tok]]:
 
 def self_possessives(toks: list[Tok], text: str) -> list[str]:
     """Rule 3: spans "[X] ... [X]'s" inside one sentence."""
-    out = []
-    for sent in sentences(toks):
-        first: dict[int, Tok] = {}
-        for t in sent:
-            if t.kind != "ent" or t.ent < 0:
-                continue
-            if t.poss and t.ent in first:
-                out.append(" ".join(text[first[t.ent].start:t.end].split()))
-            first.setdefault(t.ent, t)
-    return out
+    return repeated_names(toks, text, possessive=True)
 
 
 def _proper_name(toks: list[Tok], i: int) -> bool:
@@ -743,10 +1359,95 @@ def text_flags(text: str, toks: list[Tok], slot_bank: bool, lex: dict) -> list[F
                     (nxt.kind == "word" and nxt.low in lex and lex[nxt.low][0] >= 0) or nxt.kind == "ent"
                     or (prev is not None and (prev.poss or prev.form == "his"))))):
                 flags.append(Flag("7", f"{t.text!r} {nxt.text!r} implies a step- or broken family", around(i)))
-    for span in self_possessives(toks, text):
-        flags.append(Flag("3", "the same person is named and then named again in the possessive", span))
+    own = self_possessives(toks, text)
+    for span in own:
+        flags.append(Flag("3", "the same person is named and then named again in the possessive", span,
+                          drops=slot_bank))
+    for span in repeated_names(toks, text):
+        if span not in own:
+            flags.append(Flag("3", "the same person is named twice in one sentence (kept)", span, drops=False,
+                              kind="repeated-name"))
+    flags += world_flags(text)
     flags += prose_flags(text)
     return flags
+
+
+# Rule 7: ages, dates and lengths of time the world model does not have.
+_NUM = (r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen"
+        r"|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred)(?:-[a-z]+)?")
+_TENS = r"(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|a hundred)(?:-[a-z]+)?"
+_BOND = r"(?:wife|wives|husband|husbands|spouse|married|marriage|wed|wedded|wedding|together|engaged|anniversary)"
+WORLD = [
+    (re.compile(rf"\b{_NUM}[- ]years?[- ]old\b|\b{_NUM} years? old\b|\baged? {_NUM}\b|\b(?:at|turned|turning|turns"
+                rf"|reached|reaching) (?:the age of )?{_TENS}\b|\b[a-z]+(?:th|st|nd|rd) birthday\b|\b(?:in|into|past)"
+                r" (?:[a-z]+ )?(?:twenties|thirties|forties|fifties|sixties|seventies|eighties|nineties)\b"
+                r"|\b(?:teenage|teenager|teenagers|teens|toddler|toddlers|newborn|newborns|infant|infants|adolescent"
+                r"|adolescence|octogenarian|nonagenarian|centenarian|pensioner|pensioners|schoolboy|schoolgirl)\b"
+                r"|\b(?:is|was|turned|turns) (?:nearly |almost |over |past )?a hundred\b"
+                rf"|\b(?:has|have|had) been (?:X's|his|her|their) [a-z-]+ for (?:{_NUM}|half a century|a century)\b",
+                re.I), "an age"),
+    (re.compile(r"\b(?:1[0-9]{3}|20[0-9]{2})s?\b|\bthe (?:sixties|seventies|eighties|nineties|fifties|forties)\b", re.I),
+     "a date"),
+    (re.compile(r"\b(?:only|sole|one and only) (?:son|daughter|child|children|brother|sister|sibling|grandson|granddaughter"
+                r"|grandchild|nephew|niece|uncle|aunt|son-in-law|daughter-in-law|brother-in-law|sister-in-law|kid|boy|girl)\b",
+                re.I), "how many relatives of a kind someone has"),
+    (re.compile(rf"\b{_BOND}\W+(?:\w+[^\w.;:!?]+){{0,5}}?(?:(?:for|of) (?:{_NUM}|a|several|many) (?:years?|decades?)"
+                rf"|(?:for|of) (?:half a century|a century|decades)|{_NUM} (?:years|decades))\b"
+                rf"|\b(?:{_NUM}|several|many) (?:years?|decades?) (?:of |after |since )?(?:\w+ ){{0,2}}{_BOND}\b"
+                r"|\b(?:golden|silver|ruby|diamond|pearl|coral|sapphire|emerald|tin|paper|crystal) (?:wedding|anniversary)"
+                r"|\b[a-z]+(?:th|st|nd|rd) (?:wedding )?anniversary\b", re.I), "how long a marriage has lasted"),
+]
+
+
+def world_flags(text: str) -> list[Flag]:
+    """Rule 7 on raw text: ages, dates and long spans of time ("his wife of eight years",
+    "married in 1974", "a teenage grandson", "for forty years"), which the world model does
+    not have and another sentence of a story may contradict."""
+    plain = re.sub(r"\{[A-D](?:\.[^{}]*)?\}", "X", text)
+    out = []
+    for pattern, what in WORLD:
+        m = pattern.search(plain)
+        if m:
+            out.append(Flag("7", f"tells {what}, which the world model does not know", m.group(0), kind="world"))
+    return out
+
+
+def repeated_names(toks: list[Tok], text: str, possessive: bool = False) -> list[str]:
+    """Spans "[X] ... [X]" inside one sentence (a person named twice, possessive or not; with
+    ``possessive``, only where the second naming is "[X]'s")."""
+    out = []
+    for sent in sentences(toks):
+        first: dict[int, Tok] = {}
+        for t in sent:
+            if t.kind != "ent" or t.ent < 0:
+                continue
+            if t.ent in first and (t.poss or not possessive):
+                out.append(" ".join(text[first[t.ent].start:t.end].split()))
+            first.setdefault(t.ent, t)
+    return out
+
+
+# Rule 1: a first name that is also a common word is not a person ("in May", "Grace was said").
+NOT_A_NAME = frozenset("""
+may june april august will mark grace rose hope faith joy guy bill art rich frank jack ray dawn summer autumn iris
+ivy holly ruby pearl jade amber crystal violet daisy lily heather olive hazel robin sandy bob pat sue max sky
+""".split())
+NOT_A_PERSON_BEFORE = frozenset("in on at from near called named of".split())  # a place, a pet, a title
+PLACE_BEFORE = frozenset("st saint lake mount mt fort port cape san santa santo loch glen".split())
+
+
+def extra_names(toks: list[Tok], names: frozenset[str]) -> list[str]:
+    """Rule 1: first names in the text that are no person of the clause ("Mary had two daughters")."""
+    out = []
+    for i, t in enumerate(toks):
+        if t.kind != "word" or not t.text[:1].isupper() or t.low in NOT_A_NAME or t.text not in names:
+            continue
+        if i and (toks[i - 1].low in PLACE_BEFORE or toks[i - 1].low in NOT_A_PERSON_BEFORE):
+            continue
+        if i + 1 < len(toks) and (toks[i + 1].text[:1].isupper() or toks[i + 1].low in ("o", "o'")):
+            continue  # part of a longer proper noun ("Earl Grey", "Peter Pan")
+        out.append(t.text)
+    return out
 
 
 DOUBLED = re.compile(r"[,;:.!?](?:\s*[,;:.!?])+")
@@ -765,6 +1466,7 @@ def prose_flags(text: str) -> list[Flag]:
              for m in DOUBLED.finditer(text) if _doubled(m)]
     flags += [Flag("8", "tokenised spacing (repaired when rendered)", _snippet(text, m.start(), m.end()),
                    drops=False) for m in TOKENISED.finditer(text)]
+    flags += [Flag("8", f"{what} (repaired when rendered)", span, drops=False) for what, span in repairs(text)]
     if text.strip() and not END.search(text):
         end = len(text.rstrip())
         flags.append(Flag("8", "no end punctuation (repaired when rendered)", _snippet(text, end, end), drops=False))

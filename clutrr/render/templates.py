@@ -23,6 +23,10 @@ from clutrr.render.normalise import normalise
 from clutrr.render.slots import slot_forms
 
 GENDER_KEYS = ("any", "male", "female")
+# Share of each clause's templates held out for test, by the clause's number of facts: measured so
+# that test stories (k=2..10) and training stories (k=2,3) have about the same share of distinct
+# sentence frames (`clutrr paraphrases check` prints it; docs/text.md).
+TEST_SHARE = {1: 0.6, 2: 0.35, 3: 0.25}
 SLOT = re.compile(r"\{([A-D])(?:\.([^{}]*))?\}")
 
 
@@ -156,20 +160,24 @@ class Bank:
             self._by_id = {t.id: t for t in self.templates()}
         return self._by_id
 
-    def split(self, seed: int, test_fraction: float = 0.2) -> tuple["Bank", "Bank"]:
+    def split(self, seed: int, test_share: dict[int, float] | None = None) -> tuple["Bank", "Bank"]:
         """A fixed, seeded (train, test) split of each clause's templates.
 
-        A clause with n >= 2 templates sends round(n * test_fraction) of them (at least one)
-        to test; a clause with a single template keeps it in train only. A bank loaded from
-        a train/test pair of files returns that pair instead.
+        A clause of L facts with n >= 2 templates sends round(n * share[L]) of them (at least
+        one) to test; a clause with a single template keeps it in train only. The default
+        shares (:data:`TEST_SHARE`) follow where each split's stories draw their text: long
+        test chains are told mostly with one-fact templates, short training chains mostly
+        with two- and three-fact ones, so both splits' stories are about as varied. A bank
+        loaded from a train/test pair of files returns that pair instead.
         """
         if self.holdout is not None:
             return self.holdout
+        share = TEST_SHARE if test_share is None else test_share
         train: list[Template] = []
         test: list[Template] = []
         for clause, ts in self.by_clause.items():
             order = sorted(ts, key=lambda t: hashlib.blake2b(f"{seed}|{t.id}".encode(), digest_size=8).digest())
-            n_test = max(1, round(len(ts) * test_fraction)) if len(ts) >= 2 else 0
+            n_test = max(1, round(len(ts) * share.get(len(clause), 0.2))) if len(ts) >= 2 else 0
             test += order[:n_test]
             train += order[n_test:]
         return Bank(train, f"{self.name}:train"), Bank(test, f"{self.name}:test")

@@ -19,14 +19,19 @@ from clutrr.core.entailment import chain_entailment, relations_closed, story_clo
 from clutrr.errors import UsageError
 from clutrr.core.family import Family, FamilyConfig, sample_family
 from clutrr.core.kb import GENDERS, KB, KBError, load_kb
+from clutrr.core.memory import (MEMORY_TASK, QUERY_KINDS, chain_targets, check_retrieval, pick_stated, row_kind,
+                                story_facts)
 from clutrr.core.names import load_names
 from clutrr.core.noise import NOISE_KINDS, TASK_OF_NOISE, add_noise
+from clutrr.core.padding import with_surnames
 from clutrr.core.soundness import check_sound
 from clutrr.core.vocabulary import WordMask, load_vocabulary, reachable_targets, vocabulary_names, word_mask
+from clutrr.render.placement import parse_depth
 from clutrr.render.stitching import Piece, render_path
 from clutrr.render.bank_files import load_bank
 from clutrr.render.templates import Bank
 from clutrr.render.usable import split_banks
+from clutrr.story.long_context import MAX_CONTEXT_WORDS, Padding, pad_story
 
 MAX_K = 30
 MAX_ATTEMPTS = 400
@@ -57,6 +62,9 @@ class GeneratorConfig:
     brackets: bool = True
     stories_per_family: int = 32
     relations: str = "all"
+    query: str = "reasoning"  # reasoning (tasks 1-5), memory (task 6) or mixed (task 7): clutrr.core.memory
+    context_words: int = 0  # pad stories to about this many words (0: no padding): clutrr.story.long_context
+    depth: str = "spread"  # where a padded story's own sentences go: a share of the padding, or spread
 
     def validate(self) -> None:
         """Raise UsageError naming the first bad setting."""
@@ -77,6 +85,15 @@ class GeneratorConfig:
         vocabulary = load_vocabulary(self.relations)
         for words in (vocabulary.edges, vocabulary.targets):
             word_mask(load_kb(self.kb), words)
+        if self.query not in QUERY_KINDS:
+            raise UsageError(f"unknown query kind {self.query!r} (choose from {', '.join(QUERY_KINDS)})")
+        if not 0 <= self.context_words <= MAX_CONTEXT_WORDS:
+            raise UsageError(f"context words must be in 0..{MAX_CONTEXT_WORDS:,}, got {self.context_words}")
+        try:
+            if parse_depth(self.depth) != self.depth:
+                raise UsageError(f"depth {self.depth!r} is not in canonical form (use {parse_depth(self.depth)!r})")
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
         _kb(self)
 
 
@@ -275,6 +292,7 @@ class _Context:
     allowed: WordMask | None  # story-edge words (None: all)
     target_ok: WordMask
     targets: tuple[tuple[int, int], ...]  # target words offered at this k
+    stated: tuple[tuple[int, int], ...]  # target words of memory queries (those one fact can state)
 
 
 @lru_cache(maxsize=64)
@@ -284,7 +302,7 @@ def _context(config: GeneratorConfig, seed: int, split: str, k: int, noise: str)
     vocabulary = load_vocabulary(config.relations)
     allowed = None if vocabulary.edges is None else word_mask(kb, vocabulary.edges)
     return _Context(kb, banks(config, seed)[split], allowed, word_mask(kb, vocabulary.targets),
-                    offered_targets(config, k))
+                    offered_targets(config, k), offered_targets(config, 1) if config.query != "reasoning" else ())
 
 
 def chains_per_family(k: int) -> int:
@@ -304,14 +322,25 @@ def make_example(
     ctx = _context(config, seed, split, k, noise)
     kb = ctx.kb
     rng = random.Random(stable_hash("example", seed, split, k, noise, index, attempt))
-    want = _target_word(ctx.targets, seed, split, k, noise, index)
+    coin = stable_hash("mixed", seed, split, k, noise, index // 2) & 1 if config.query == "mixed" else 0
+    memory, nth = row_kind(config.query, index, coin)
+    if memory:
+        want = _target_word(ctx.stated, seed, split, k, f"{noise}/memory", nth)
+    else:
+        want = _target_word(ctx.targets, seed, split, k, noise, nth)
     block = index // config.stories_per_family
     for tries in range(MAX_ATTEMPTS):
         # the indices of a block share their families, so retries mostly hit the cache
         fam_key = (seed, split, k, noise, block, tries) if attempt == 0 else (seed, split, k, noise, index, attempt, tries)
         family = _family(config, kb, fam_key, k)
         targets = present_targets(family)
-        if tries < MAX_ATTEMPTS // 2:
+        if memory:  # the word asked is a stated fact's: chains likely to state it first, then any
+            likely = chain_targets(kb, want[0], k) if tries < MAX_ATTEMPTS // 4 else None
+            targets = [(p, g) for p, g in targets if likely is None or p in likely]
+            if not targets:
+                continue
+            pred, gender = rng.choice(targets)
+        elif tries < MAX_ATTEMPTS // 2:
             if want not in targets:
                 continue
             pred, gender = want
@@ -332,12 +361,20 @@ def make_example(
             noise_paths = add_noise(family, chain, noise, config.noise_facts, rng, ctx.allowed)
             if noise_paths is None:
                 continue
-            return _assemble(config, kb, ctx.bank, family, chain, noise_paths, pattern, heldout, rng,
+            query = None
+            if memory:
+                query = pick_stated(kb, family, story_facts(chain.facts(), noise_paths),
+                                    want if tries < MAX_ATTEMPTS // 2 else None, ctx.target_ok, rng)
+                if query is None:
+                    continue
+            return _assemble(config, kb, ctx, family, chain, noise_paths, pattern, heldout, rng, query,
                              k=k, noise=noise, seed=seed, index=index, split=split, attempt=attempt)
     raise GenerationError(f"no example for k={k}, noise={noise} after {MAX_ATTEMPTS} families")
 
 
-def _assemble(config, kb, bank, family, chain, noise_paths, pattern, heldout, rng, *, k, noise, seed, index, split, attempt) -> Example:
+def _assemble(config, kb, ctx, family, chain, noise_paths, pattern, heldout, rng, query, *, k, noise, seed, index, split,
+              attempt) -> Example:
+    bank = ctx.bank
     people = list(chain.people)
     for _, facts in noise_paths:
         for a, _, b in facts:
@@ -352,6 +389,9 @@ def _assemble(config, kb, bank, family, chain, noise_paths, pattern, heldout, rn
         idx = [i for i, gg in enumerate(genders) if gg == g]
         for i, name in zip(idx, rng.sample(pools[GENDERS[g]], len(idx))):
             names[i] = name
+    if config.context_words:  # a stream of its own: the story is the same at every padded length
+        context_rng = random.Random(stable_hash("context", seed, split, k, noise, index, attempt))
+        names = with_surnames(names, context_rng)
     edges: list[tuple[int, int, int, str]] = [(pos[a], p, pos[b], "none") for a, p, b in chain.facts()]
     for kind, facts in noise_paths:
         edges += [(pos[a], p, pos[b], kind) for a, p, b in facts]
@@ -359,6 +399,9 @@ def _assemble(config, kb, bank, family, chain, noise_paths, pattern, heldout, rn
     words = [preds[p].words[genders[b]] for a, p, b, _ in edges]
 
     _check(kb, family, chain, edges, people)
+    qa, qb, qpred = (0, k, chain.target) if query is None else (pos[query[0]], pos[query[2]], query[1])
+    if query is not None:
+        check_retrieval(kb, [(a, p, b) for a, p, b, _ in edges], (qa, qpred, qb))
 
     used: set[str] = set()  # no template twice in one story
 
@@ -375,20 +418,28 @@ def _assemble(config, kb, bank, family, chain, noise_paths, pattern, heldout, rn
         start += len(facts)
     story_pieces = chain_pieces + noise_pieces
     rng.shuffle(story_pieces)
-    target_word = kb.word(chain.target, genders[k])
-    target_piece = render_path(bank, [-1], [0, k], [target_word], names, genders, rng, 1, config.brackets)[0]
-    task = TASK_OF_NOISE[noise]
+    target_word = kb.word(qpred, genders[qb])
+    target_piece = render_path(bank, [-1], [qa, qb], [target_word], names, genders, rng, 1, config.brackets)[0]
+    task = MEMORY_TASK if query is not None else TASK_OF_NOISE[noise]
+    story = " ".join(p.text for p in story_pieces)
+    context = None
+    if config.context_words:
+        padding = Padding(config.context_words, config.depth, _family_config(config, k), ctx.allowed,
+                          config.max_piece, config.brackets)
+        story, context = pad_story(kb, bank, padding, story_pieces, k, names, [(a, p, b) for a, p, b, _ in edges],
+                                   (qa, qb), qpred, context_rng)
 
     def named(fact: tuple[int, int, int]) -> tuple[str, str, str]:
         a, p, b = fact
         return (names[pos[a]], preds[p].words[genders[pos[b]]], names[pos[b]])
 
-    proof_state = [{named(goal): [named(f1), named(f2)]} for goal, f1, f2 in chain.proof]
+    proof = chain.proof if query is None else []  # a memory query's answer is stated, not derived
+    proof_state = [{named(goal): [named(f1), named(f2)]} for goal, f1, f2 in proof]
     ident = uuid4_text(stable_hash("id", seed, split, k, noise, index, attempt, size=16))
     row = StoryRow(
         id=ident,
-        story=" ".join(p.text for p in story_pieces),
-        query=(names[0], names[k]),
+        story=story,
+        query=(names[qa], names[qb]),
         target=target_word,
         clean_story=" ".join(p.text for p in chain_pieces),
         proof_state=proof_state,
@@ -396,7 +447,7 @@ def _assemble(config, kb, bank, family, chain, noise_paths, pattern, heldout, rn
         task_name=f"task_{task}.{k}",
         story_edges=[(a, b) for a, _, b, _ in edges],
         edge_types=words,
-        query_edge=(0, k),
+        query_edge=(qa, qb),
         genders=[(names[i], GENDERS[genders[i]]) for i in range(len(people))],
         node_mapping={p: i for i, p in enumerate(people)},
         task_split=split,
@@ -407,14 +458,16 @@ def _assemble(config, kb, bank, family, chain, noise_paths, pattern, heldout, rn
         "people": [{"name": names[i], "gender": GENDERS[genders[i]]} for i in range(len(people))],
         "edges": [{"head": a, "tail": b, "relation": words[i], "predicate": kb.predicates[p].name, "noise": kind}
                   for i, (a, p, b, kind) in enumerate(edges)],
-        "query": [0, k], "target": target_word, "target_predicate": kb.predicates[chain.target].name,
+        "query": [qa, qb], "target": target_word, "target_predicate": kb.predicates[qpred].name,
         "pattern": pattern, "pattern_heldout": heldout,
         "proof": [{"goal": list(named(g)), "rule": [kb.predicates[f1[1]].name, kb.predicates[f2[1]].name],
-                   "by": [list(named(f1)), list(named(f2))]} for g, f1, f2 in chain.proof],
+                   "by": [list(named(f1)), list(named(f2))]} for g, f1, f2 in proof],
         "story": row.story, "clean_story": row.clean_story, "text_target": row.text_target,
         "pieces": [{"template": p.template_id, "edges": list(p.facts)} for p in story_pieces],
         "target_template": target_piece.template_id,
     }
+    if context is not None:
+        record["context"] = context
     return Example(row, record, chain, noise_paths, family)
 
 

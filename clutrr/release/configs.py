@@ -1,0 +1,112 @@
+"""The named configurations of a release: the six of the original CLUTRR release, and ours.
+
+A configuration is built from one or more generation runs (*parts*) with one seed, so its
+files share the template split and the held-out patterns. The training file of a run is cut
+into train and validation by story afterwards (:mod:`clutrr.release.build`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from clutrr.errors import UsageError
+
+CLEAN, SUPPORTING, IRRELEVANT, DISCONNECTED = "none", "supporting", "irrelevant", "disconnected"
+
+
+@dataclass(frozen=True)
+class Part:
+    """One generation run of a configuration: its lengths, noise and generator options.
+
+    ``tag`` marks the run's file names (``1.4_w4000_test``) when runs of one configuration
+    would otherwise write files of the same name.
+    """
+
+    test_k: tuple[int, ...]
+    test_noise: tuple[str, ...] = (CLEAN,)
+    train_k: tuple[int, ...] = ()
+    noise: str = CLEAN
+    query: str = "reasoning"
+    context_words: int = 0
+    depth: str = "spread"
+    tag: str = ""
+
+
+@dataclass(frozen=True)
+class ReleaseConfig:
+    """A named configuration: its parts and its rows (train, validation, test) at scale 1."""
+
+    name: str
+    purpose: str
+    parts: tuple[Part, ...]
+    rows: tuple[int, int, int]
+    original: str | None = None  # the folder of the original release it stands for
+
+    def test_files(self) -> int:
+        """The number of test files."""
+        return sum(len(p.test_k) * len(p.test_noise) for p in self.parts)
+
+    def train_ks(self) -> tuple[int, ...]:
+        """The chain lengths of its training stories."""
+        return next((p.train_k for p in self.parts if p.train_k), ())
+
+
+def _robust(name: str, original: str, train_noise: str, rows: tuple[int, int, int], task: int) -> ReleaseConfig:
+    others = tuple(n for n in (CLEAN, SUPPORTING, IRRELEVANT, DISCONNECTED) if n != train_noise)
+    return ReleaseConfig(
+        name, f"robustness: trained on task {task} (k=2,3), tested on k=3 stories of every noise type",
+        (Part((2, 3), (train_noise,), (2, 3), train_noise), Part((3,), others)), rows, original)
+
+
+K2_10 = tuple(range(2, 11))
+CONTEXT_KS = (2, 4, 6, 8, 10)
+CONTEXT_WORDS = (1000, 4000, 16000)
+DEPTHS = ("0.0", "0.25", "0.5", "0.75", "1.0")
+
+CONFIGS: tuple[ReleaseConfig, ...] = (
+    ReleaseConfig("gen_train23_test2to10", "systematic generalisation: train on chains of 2 and 3 facts, test on 2 to 10",
+                  (Part(K2_10, train_k=(2, 3)),), (9074, 2020, 1146), "data_089907f8"),
+    ReleaseConfig("gen_train234_test2to10", "systematic generalisation: train on chains of 2 to 4 facts, test on 2 to 10",
+                  (Part(K2_10, train_k=(2, 3, 4)),), (12064, 3019, 1048), "data_db9b8f04"),
+    _robust("rob_train_clean_23_test_all_23", "data_7c5b0e70", CLEAN, (8098, 2026, 447), 1),
+    _robust("rob_train_sup_23_test_all_23", "data_06b8f2a1", SUPPORTING, (8123, 2031, 447), 2),
+    _robust("rob_train_irr_23_test_all_23", "data_523348e6", IRRELEVANT, (8079, 2020, 444), 3),
+    _robust("rob_train_disc_23_test_all_23", "data_d83ecc3e", DISCONNECTED, (8080, 2020, 445), 4),
+    ReleaseConfig("gen_train234_test2to30", "long chains: train on 2 to 4 facts, test on chains of up to 30 facts",
+                  (Part(tuple(range(2, 31)), train_k=(2, 3, 4)),), (12000, 3000, 2900)),
+    ReleaseConfig("noise_all_train23_test2to10", "all noise at once (task 5: supporting, irrelevant and disconnected "
+                  "facts in every story), at every length from 2 to 10",
+                  (Part(K2_10, ("all",), (2, 3), "all"),), (8000, 2000, 900)),
+    ReleaseConfig("mem_train23_test2to10", "memory (task 6): the query asks a relation the story states, in stories "
+                  "of the same chains as task 1",
+                  (Part(K2_10, train_k=(2, 3), query="memory"),), (8000, 2000, 900)),
+    ReleaseConfig("mix_train23_test2to10", "memory and reasoning mixed (task 7): in each pair of rows one query is "
+                  "stated in the story and one must be composed",
+                  (Part(K2_10, train_k=(2, 3), query="mixed"),), (8000, 2000, 900)),
+    ReleaseConfig("ctx_train23_test2to10", "long contexts: the story hidden among true facts about other families, "
+                  "a k x context-length grid (the same stories at 1,000, 4,000 and 16,000 words; sentences spread through "
+                  "the text)",
+                  tuple(Part(CONTEXT_KS, train_k=(2, 3) if words == CONTEXT_WORDS[0] else (), context_words=words,
+                             tag=f"w{words}") for words in CONTEXT_WORDS), (4000, 1000, 750)),
+    ReleaseConfig("ctx_depth_k4_w4000", "long contexts by depth: the same k=4 stories of 4,000 words with their "
+                  "sentences together at 0, 25, 50, 75 or 100% of the text (test only)",
+                  tuple(Part((4,), context_words=4000, depth=d, tag=f"d{d}") for d in DEPTHS), (0, 0, 250)),
+)
+BY_NAME = {c.name: c for c in CONFIGS}
+ORIGINAL_NAMES = tuple(c.name for c in CONFIGS if c.original)
+
+
+def select(names: str | None) -> tuple[ReleaseConfig, ...]:
+    """The configurations named in a comma-separated list (all when None), in table order."""
+    if names is None:
+        return CONFIGS
+    asked = [n.strip() for n in names.split(",") if n.strip()]
+    unknown = [n for n in asked if n not in BY_NAME]
+    if unknown or not asked:
+        raise UsageError(f"unknown configuration {unknown[0] if unknown else names!r} "
+                         f"(choose from {', '.join(BY_NAME)})")
+    return tuple(c for c in CONFIGS if c.name in asked)
+
+
+def scaled(n: int, scale: float) -> int:
+    """A row count at ``scale``: at least 1 unless it is 0."""
+    return 0 if n == 0 else max(1, round(n * scale))
