@@ -19,8 +19,8 @@ import pyarrow.parquet as pq
 from clutrr.errors import UsageError
 from clutrr.io.csv_format import csv_line
 from clutrr.io.formats import open_shard
-from clutrr.io.store import open_store
 from clutrr.io.rows import TaskResult
+from clutrr.io.store import open_store
 from clutrr.pipeline.run import write_dataset
 from clutrr.pipeline.spec import DatasetSpec, RunOptions
 from clutrr.release.configs import Part, ReleaseConfig, scaled
