@@ -13,14 +13,28 @@ PYTHONDONTWRITEBYTECODE is set, every process would otherwise compile it again).
     python benchmarks/bench_generate.py --list                # case and engine names
     python benchmarks/bench_generate.py --big 10000000        # one long k=2,3 run (memory check)
     python benchmarks/bench_generate.py --big 1000000 --big-k 2   # duplicates per 10^6 rows at k=2
+    python benchmarks/bench_generate.py --versus              # only the reasoning-gym comparison
+    python benchmarks/bench_generate.py --cluster             # only the two-node Ray cluster figures
+
+Besides the table, the default run prints two more sections:
+
+- reasoning-gym (pinned, installed into this environment when missing) against clutrr, side
+  by side in one run: fresh processes, start-up included, CPU seconds of each, paired runs
+  repeated; items per CPU-second and their ratio, at k=2,3 clean and with all noise.
+- a Ray cluster of two nodes on this machine (one CPU each, started once): the same job on one
+  node, then on both once the second has joined, start-up excluded (workers warmed by a small
+  job first); the wall-time speed-up of 2 CPUs over 1 and the driver's CPU time as a share
+  of the workers' (every process of the nodes counted as theirs).
 """
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import platform
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -150,6 +164,105 @@ def big(rows: int, ks: str, workers: int, formats: str) -> None:
           f"{checks['rows_replaced']}")
 
 
+RG_PIN = "reasoning-gym==0.1.25"
+VERSUS_ROWS = 50_000
+VERSUS_REPEATS = 3
+_RG_JOB = """
+import sys, reasoning_gym
+data = reasoning_gym.create_dataset("family_relationships", size=int(sys.argv[1]), seed=1)
+for i in range(len(data)):
+    data[i]
+"""
+
+
+def _cpu_of(cmd: list[str]) -> float:
+    """CPU seconds (user + system) of a fresh process and its children."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"failed: {' '.join(cmd)}\n{done.stderr}")
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def versus(rows: int = VERSUS_ROWS, repeats: int = VERSUS_REPEATS) -> None:
+    """reasoning-gym's family_relationships against clutrr k=2,3, items per CPU-second, side by side."""
+    if importlib.util.find_spec("reasoning_gym") is None:
+        print(f"installing {RG_PIN} into this environment (benchmark only)", flush=True)
+        subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", RG_PIN], check=True)
+    half = rows // 2
+    jobs = {
+        "reasoning-gym family_relationships": [sys.executable, "-c", _RG_JOB, str(rows)],
+        "clutrr k=2,3 clean": None, "clutrr k=2,3 all noise": None,
+    }
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, noise in (("clutrr k=2,3 clean", "none"), ("clutrr k=2,3 all noise", "all")):
+            jobs[name] = [sys.executable, "-m", "clutrr.cli", "generate", "--quiet", "--k", "2,3", "--noise", noise,
+                          "--train-rows", str(half), "--test-k", "", "--format", "jsonl", "--out",
+                          os.path.join(tmp, "d"), "--force"]
+        cpu: dict[str, list[float]] = {name: [] for name in jobs}
+        for _ in range(repeats):  # paired: every job once per round
+            for name, cmd in jobs.items():
+                cpu[name].append(_cpu_of(cmd))
+    print(f"\nper item, start-up included ({rows:,} items per job, {repeats} paired rounds, median CPU s; "
+          f"clutrr writes JSONL with manifest and config, every label checked)")
+    rg = rows / statistics.median(cpu["reasoning-gym family_relationships"])
+    print(f"{'job':36s} {'CPU s':>7s} {'items/CPU-s':>11s} {'vs reasoning-gym':>16s}")
+    for name, times in cpu.items():
+        rate = rows / statistics.median(times)
+        print(f"{name:36s} {statistics.median(times):7.2f} {rate:11.0f} {rate / rg:15.2f}x", flush=True)
+
+
+def _tree_cpu(procs: dict) -> dict[int, float]:
+    out = {}
+    for pid, p in procs.items():
+        try:
+            t = p.cpu_times()
+            out[pid] = t.user + t.system
+        except psutil.Error:
+            continue
+    return out
+
+
+def cluster(rows: int) -> None:
+    """Speed-up of 2 CPUs over 1 on a running two-node Ray cluster, and the driver's CPU share."""
+    from clutrr.engines.ray_cluster import LocalCluster
+    from clutrr.pipeline.run import write_dataset
+    from clutrr.pipeline.spec import DatasetSpec, RunOptions
+
+    spec = DatasetSpec(train_k=(2, 3), test_k=(), train_rows=rows // 2, seed=0)
+    warm = DatasetSpec(train_k=(2, 3), test_k=(), train_rows=500, seed=1)
+    results = []
+    with LocalCluster((1,)) as nodes, tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_DIR")) as tmp:
+        os.environ.update(nodes.env)  # before Ray is imported: the cluster's token
+        import ray
+
+        ray.init(address=nodes.address, log_to_driver=False, logging_level="ERROR")
+        try:
+            for cpus in (1, 2):
+                if cpus == 2:
+                    nodes.add_node(1)
+                    time.sleep(2)  # the driver sees the new node's CPU
+                run = RunOptions(engine="ray", progress=False)
+                write_dataset(warm, os.path.join(tmp, "warm"), force=True, run=run)
+                procs = nodes.processes()
+                before, driver, wall = _tree_cpu(procs), time.process_time(), time.perf_counter()
+                write_dataset(spec, os.path.join(tmp, "d"), force=True, run=run)
+                wall, driver = time.perf_counter() - wall, time.process_time() - driver
+                after = _tree_cpu(nodes.processes())
+                workers = sum(t - before.get(pid, 0.0) for pid, t in after.items())
+                results.append((cpus, wall, driver, workers))
+        finally:
+            ray.shutdown()
+    print(f"\nRay cluster of nodes with one CPU each on this machine, already running (start-up excluded); "
+          f"{rows:,} rows k=2,3 clean, csv+jsonl, workers write the files")
+    print(f"{'CPUs':>4s} {'wall s':>7s} {'stories/wall-s':>14s} {'speed-up':>8s} {'driver CPU s':>12s} "
+          f"{'workers CPU s':>13s} {'driver share':>12s}")
+    for cpus, wall, driver, workers in results:
+        print(f"{cpus:4d} {wall:7.1f} {rows / wall:14.0f} {results[0][1] / wall:7.2f}x {driver:12.2f} "
+              f"{workers:13.1f} {100 * driver / workers:11.1f}%", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--case", action="append", choices=sorted(CASES), help="only this case (repeatable)")
@@ -160,6 +273,10 @@ def main() -> None:
     parser.add_argument("--big-k", default="2,3", help="chain lengths of the --big run (default 2,3)")
     parser.add_argument("--workers", type=int, default=2, help="workers of the --big run (default 2)")
     parser.add_argument("--format", default="csv", help="formats of the --big run (default csv)")
+    parser.add_argument("--versus", action="store_true", help="only the reasoning-gym comparison")
+    parser.add_argument("--versus-rows", type=int, default=VERSUS_ROWS, help=f"items per job (default {VERSUS_ROWS:,})")
+    parser.add_argument("--cluster", action="store_true", help="only the two-node Ray cluster figures")
+    parser.add_argument("--cluster-rows", type=int, default=200_000, help="rows of the cluster job (default 200,000)")
     args = parser.parse_args()
     compile_package()
     if args.list:
@@ -169,14 +286,22 @@ def main() -> None:
     if args.big:
         big(args.big, args.big_k, args.workers, args.format)
         return
-    engines = args.engine or list(ENGINES)
-    try:
-        import ray  # noqa: F401
-    except ImportError:
-        if "ray2" in engines:
+    has_ray = importlib.util.find_spec("ray") is not None
+    if not (args.versus or args.cluster):
+        engines = args.engine or list(ENGINES)
+        if not has_ray and "ray2" in engines:
             print("ray is not installed (pip install 'clutrr[ray]'): skipping the ray engine")
             engines = [e for e in engines if e != "ray2"]
-    table(args.case or list(CASES), engines, args.rows)
+        table(args.case or list(CASES), engines, args.rows)
+    if args.case or args.engine:
+        return
+    if not args.cluster:
+        versus(args.versus_rows)
+    if not args.versus:
+        if has_ray and psutil is not None:
+            cluster(args.cluster_rows)
+        else:
+            print("the cluster figures need ray and psutil: pip install 'clutrr[ray]' psutil")
 
 
 if __name__ == "__main__":

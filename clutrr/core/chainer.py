@@ -8,7 +8,7 @@ from typing import Iterator
 import numpy as np
 
 from clutrr.core.family import Family
-from clutrr.core.kb import KB, bits, random_bit
+from clutrr.core.kb import KB, random_bit
 from clutrr.core.vocabulary import WordMask
 
 
@@ -51,11 +51,9 @@ def target_pairs(family: Family, pred: int, gender: int) -> list[tuple[int, int]
     """Every pair (x, z) where z is x's ``pred`` and nothing else, and z has ``gender``."""
     key = ("pairs", pred, gender)
     pairs = family.cache.get(key)
-    if pairs is None:
-        gb = family.gender_bits[gender]
-        pairs = family.cache[key] = []
-        for x, (r, s) in enumerate(zip(family.rows[pred], family.single)):
-            pairs.extend((x, y) for y in bits(r & s & gb))
+    if pairs is None:  # row-major: x ascending, then y ascending
+        xs, ys = np.nonzero(family.masks[pred] & family.single_mask & (family.gender == gender))
+        pairs = family.cache[key] = list(zip(xs.tolist(), ys.tolist()))
     return pairs
 
 

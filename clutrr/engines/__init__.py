@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import importlib
 
-from clutrr.engines.base import Engine, EngineError
+from clutrr.engines.base import Engine, EngineError, worker_node
 from clutrr.errors import UsageError
 
 _REGISTRY: dict[str, str] = {
@@ -40,4 +40,4 @@ def create_engine(name: str, **options) -> Engine:
     return cls(**options)
 
 
-__all__ = ["Engine", "EngineError", "create_engine", "engine_names", "register"]
+__all__ = ["Engine", "EngineError", "create_engine", "engine_names", "register", "worker_node"]

@@ -1,10 +1,22 @@
 """The engine interface: map a function over tasks, results in order, retrying failures."""
 from __future__ import annotations
 
+import socket
 from abc import ABC, abstractmethod
 from typing import Any, Callable, Iterable, Iterator
 
 MAX_RETRIES = 3
+_NODE: list[str] = []  # set by an engine's worker wrapper (Ray: the node id)
+
+
+def worker_node() -> str:
+    """Where the calling worker runs: the engine's node id (Ray), else the host name."""
+    return _NODE[0] if _NODE else socket.gethostname()
+
+
+def set_worker_node(node: str) -> None:
+    """Name this worker's node (an engine's worker wrapper calls it before running tasks)."""
+    _NODE[:] = [node]
 
 
 class EngineError(RuntimeError):

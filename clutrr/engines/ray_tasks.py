@@ -13,7 +13,7 @@ import time
 from collections import deque
 from typing import Any, Callable, Iterable, Iterator
 
-from clutrr.engines.base import Engine, EngineError, window
+from clutrr.engines.base import Engine, EngineError, set_worker_node, window
 from clutrr.engines.resources import check_memory
 from clutrr.errors import UsageError
 
@@ -65,6 +65,7 @@ def check_reachable(address: str, timeout: float = CONNECT_TIMEOUT) -> None:
 
 
 def _call(fn: Callable[[Any, Any], Any], context: Any, task: Any) -> Any:
+    set_worker_node(ray.get_runtime_context().get_node_id())  # recorded in what the task writes
     return fn(context, task)
 
 

@@ -1,20 +1,22 @@
 """Output formats of a shard: CSV (original CLUTRR schema), JSONL and Parquet (typed).
 
 A writer takes the finished rows of :class:`clutrr.io.rows.TaskResult` in order. Each
-format can also rewrite a finished shard with some rows replaced (the de-duplication pass),
-giving the bytes a direct write of the final rows would give.
+format can also join a shard from pieces written apart (by several workers) and rewrite a
+finished shard with some rows replaced (the de-duplication pass), giving the bytes a direct
+write of the final rows would give. Files live in a :class:`clutrr.io.store.Store`.
 """
 from __future__ import annotations
 
 import csv
-import hashlib
-import os
+import io
+from itertools import islice
 from pathlib import Path
 from typing import Callable
 
 from clutrr.errors import UsageError
 from clutrr.io.csv_format import COLUMNS, csv_line
 from clutrr.io.rows import TaskResult
+from clutrr.io.store import Store, read_sha256
 
 FORMATS = ("csv", "jsonl", "parquet")
 ROW_GROUP = 10_000  # Parquet rows per row group, whatever the task size
@@ -23,11 +25,8 @@ ROW_GROUP_TEXT = 8 << 20  # ... unless padded stories reach this many characters
 
 def sha256_file(path: Path) -> str:
     """The hex sha256 of a file's bytes."""
-    h = hashlib.sha256()
     with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
+        return read_sha256(fh)
 
 
 def parse_formats(text: str) -> tuple[str, ...]:
@@ -45,42 +44,44 @@ def parse_formats(text: str) -> tuple[str, ...]:
 
 
 class TextShard:
-    """CSV or JSONL: one line (or CSV record) per row, with a header for CSV. The rows come
-    encoded; the file's sha256 is taken as it is written (``sha256`` once closed)."""
+    """CSV or JSONL: one line (or CSV record) per row, with a header for CSV (unless ``header``
+    is False: a piece of a shard). The rows come encoded; the file's sha256 is taken as it is
+    written (``sha256`` once closed)."""
 
-    def __init__(self, path: Path, fmt: str) -> None:
+    def __init__(self, store: Store, name: str, fmt: str, header: bool = True) -> None:
         self.fmt = fmt
-        self._fh = open(path, "wb", buffering=1 << 20)
-        self._hash = hashlib.sha256()
+        self._fh = store.writer(name)
         self.sha256: str | None = None
-        if fmt == "csv":
-            self._put(csv_line(["", *COLUMNS]).encode())
-
-    def _put(self, data: bytes) -> None:
-        self._fh.write(data)
-        self._hash.update(data)
+        if fmt == "csv" and header:
+            self._fh.write(csv_line(["", *COLUMNS]).encode())
 
     def write(self, result: TaskResult) -> None:
         """Append the result's rows."""
-        self._put(b"".join(result.csv if self.fmt == "csv" else result.jsonl))
+        self._fh.write(b"".join(result.csv if self.fmt == "csv" else result.jsonl))
+
+    def write_bytes(self, data: bytes) -> None:
+        """Append rows already encoded (a piece's bytes)."""
+        self._fh.write(data)
 
     def close(self) -> None:
         """Finish the file."""
-        self._fh.close()
-        self.sha256 = self._hash.hexdigest()
+        self.sha256 = self._fh.close()
 
 
 class ParquetShard:
     """Parquet with the typed record schema, in row groups of ROW_GROUP rows, or fewer when the
-    stories of padded records (long contexts) reach ROW_GROUP_TEXT characters.
+    stories of padded records (long contexts) reach ROW_GROUP_TEXT characters (both counted
+    from the first row written, so a shard joined from pieces has the row groups of a direct
+    write).
 
     The schema is the padded stories' when the first record has a ``context`` field.
     """
 
-    def __init__(self, path: Path, fmt: str = "parquet") -> None:
-        self.path = path
+    def __init__(self, store: Store, name: str, fmt: str = "parquet", header: bool = True) -> None:
+        self._store, self._name = store, name
         self.sha256: str | None = None
         self.schema = None
+        self._fh = None
         self._writer = None
         self._buffer: list[dict] = []
         self._text = 0
@@ -102,7 +103,8 @@ class ParquetShard:
 
         if self._writer is None:
             self.schema = arrow_schema(context=bool(self._buffer) and "context" in self._buffer[0])
-            self._writer = pq.ParquetWriter(self.path, self.schema, compression="zstd")
+            self._fh = self._store.writer(self._name)
+            self._writer = pq.ParquetWriter(self._fh, self.schema, compression="zstd")
         if self._buffer:
             self._writer.write_table(pa.Table.from_pylist(self._buffer, schema=self.schema), row_group_size=ROW_GROUP)
         self._buffer, self._text = [], 0
@@ -112,43 +114,60 @@ class ParquetShard:
         if self._buffer or self._writer is None:
             self._flush()
         self._writer.close()
-        self.sha256 = sha256_file(self.path)
+        self.sha256 = self._fh.close()
 
 
-WRITERS: dict[str, Callable[[Path, str], TextShard | ParquetShard]] = {
+WRITERS: dict[str, Callable[..., TextShard | ParquetShard]] = {
     "csv": TextShard, "jsonl": TextShard, "parquet": ParquetShard,
 }
 
 
-def open_shard(path: Path, fmt: str) -> TextShard | ParquetShard:
-    """A writer for one shard file of format ``fmt``."""
-    return WRITERS[fmt](path, fmt)
+def open_shard(store: Store, name: str, fmt: str, header: bool = True) -> TextShard | ParquetShard:
+    """A writer for one shard file of format ``fmt`` (``header=False``: a piece without the CSV header)."""
+    return WRITERS[fmt](store, name, fmt, header)
 
 
-def _old_rows(path: Path, fmt: str):
+def join_pieces(store: Store, pieces: list[str], name: str, fmt: str) -> str:
+    """Write shard file ``name`` from its pieces' files in order (each written with
+    ``header=False``), giving the bytes a direct write would give; returns its sha256."""
+    writer = open_shard(store, name, fmt)
+    for piece in pieces:
+        if fmt == "parquet":  # records again, so row groups are cut as in a direct write
+            rows = _old_rows(store, piece, fmt)
+            while batch := list(islice(rows, 1000)):
+                writer.write(TaskResult(None, records=batch))
+        else:
+            with store.open(piece) as fh:
+                for chunk in iter(lambda: fh.read(1 << 22), b""):
+                    writer.write_bytes(chunk)
+    writer.close()
+    return writer.sha256
+
+
+def _old_rows(store: Store, name: str, fmt: str):
     """The rows of a finished shard file, one item per row, in the writer's own units."""
-    if fmt == "csv":
-        with open(path, newline="", encoding="utf-8") as fh:
-            reader = csv.reader(fh)
+    with store.open(name) as fh:
+        if fmt == "csv":
+            text = io.TextIOWrapper(fh, encoding="utf-8", newline="")
+            reader = csv.reader(text)
             next(reader)
             yield from reader
-    elif fmt == "jsonl":
-        with open(path, "rb") as fh:
+        elif fmt == "jsonl":
             yield from fh
-    else:
-        import pyarrow.parquet as pq
+        else:
+            import pyarrow.parquet as pq
 
-        pf = pq.ParquetFile(path)
-        for i in range(pf.num_row_groups):
-            yield from pf.read_row_group(i).to_pylist()
+            pf = pq.ParquetFile(fh)
+            for i in range(pf.num_row_groups):
+                yield from pf.read_row_group(i).to_pylist()
 
 
-def rewrite_shard(path: Path, fmt: str, start: int, new_rows: dict[int, TaskResult]) -> str:
-    """Rewrite shard file ``path`` (first row at position ``start``), putting ``new_rows``
+def rewrite_shard(store: Store, name: str, fmt: str, start: int, new_rows: dict[int, TaskResult]) -> str:
+    """Rewrite shard file ``name`` (first row at position ``start``), putting ``new_rows``
     (position -> a one-row result) in place of the old rows at those positions; returns its new sha256."""
-    tmp = path.with_name(path.name + ".rewrite")
-    writer = open_shard(tmp, fmt)
-    for pos, old in enumerate(_old_rows(path, fmt), start):
+    tmp = name + ".rewrite"
+    writer = open_shard(store, tmp, fmt)
+    for pos, old in enumerate(_old_rows(store, name, fmt), start):
         if pos in new_rows:
             writer.write(new_rows[pos])
         elif fmt == "csv":
@@ -158,5 +177,5 @@ def rewrite_shard(path: Path, fmt: str, start: int, new_rows: dict[int, TaskResu
         else:
             writer.write(TaskResult(None, records=[old]))
     writer.close()
-    os.replace(tmp, path)
+    store.replace(tmp, name)
     return writer.sha256

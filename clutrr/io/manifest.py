@@ -1,8 +1,10 @@
 """Records of finished shards, and the dataset's ``manifest.json``.
 
-While a dataset is generated, each finished shard leaves a part record in the work folder
-(``.parts/NAME.json``, written last, atomically) beside its story hashes
-(``NAME.hashes``, 16 bytes per row) and pattern counts (``NAME.patterns``). A shard whose
+While a dataset is generated, each finished shard leaves a part record in the work store
+(``.parts/NAME.json``, written last, by the worker that wrote the shard) beside its story
+hashes (``NAME.hashes``, 16 bytes per row) and pattern counts (``NAME.patterns``). A shard
+written in pieces by several workers keeps each piece's files (``NAME.piece-0000i.*``)
+until one worker joins them. A shard whose
 part record exists and whose files still have the recorded sha256 is finished: a run with
 ``--resume``, or the final assembly after ``--shard`` jobs, skips it.
 
@@ -12,12 +14,11 @@ part record exists and whose files still have the recorded sha256 is finished: a
 from __future__ import annotations
 
 import json
-import os
 from collections import Counter
 from pathlib import Path
 
-from clutrr.io.formats import sha256_file
 from clutrr.io.shards import Shard
+from clutrr.io.store import Store, open_store
 
 PARTS = ".parts"
 SUFFIX = {"csv": ".csv", "jsonl": ".jsonl", "parquet": ".parquet"}
@@ -28,39 +29,45 @@ def shard_files(shard: Shard, formats: tuple[str, ...]) -> dict[str, str]:
     return {fmt: shard.name + SUFFIX[fmt] for fmt in formats}
 
 
-def part_paths(work: Path, shard: Shard) -> tuple[Path, Path, Path]:
-    """(record, hashes, patterns) paths of a shard's part files."""
-    folder = work / PARTS
-    return tuple(folder / f"{shard.name}{ext}" for ext in (".json", ".hashes", ".patterns"))
+def part_names(shard: Shard, piece: int | None = None) -> tuple[str, str, str]:
+    """(record, hashes, patterns) names of a shard's part files in the work store (of one of
+    its pieces, when ``piece`` is given: pieces have hashes and patterns but no record)."""
+    stem = f"{PARTS}/{shard.name}" if piece is None else f"{PARTS}/{shard.name}.piece-{piece:05d}"
+    return tuple(f"{stem}{ext}" for ext in (".json", ".hashes", ".patterns"))
 
 
-def write_part(work: Path, shard: Shard, sha256: dict[str, str], labels: Counter, heldout: int,
-               heldout_in_train: int, text: dict) -> None:
-    """Record a finished shard (its files closed, ``sha256`` their digests by format)."""
-    record = {
+def piece_file(shard: Shard, piece: int, fmt: str) -> str:
+    """The work store's name of one piece of a shard file (rows written apart, joined later)."""
+    return f"{PARTS}/{shard.name}.piece-{piece:05d}{SUFFIX[fmt]}"
+
+
+def part_record(shard: Shard, sha256: dict[str, str], labels: Counter, heldout: int, heldout_in_train: int,
+                text: dict, nodes: list[str]) -> dict:
+    """The record of a finished shard (``sha256``: its files' digests by format; ``nodes``: where it was written)."""
+    return {
         "shard": shard.name, "rows": shard.rows, "sha256": sha256,
         "labels": dict(sorted(labels.items())), "heldout": heldout, "heldout_in_train": heldout_in_train,
-        "text": text,
+        "text": text, "nodes": nodes,
     }
-    path = part_paths(work, shard)[0]
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(record) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
 
 
-def read_part(work: Path, shard: Shard, formats: tuple[str, ...], verify: bool = True) -> dict | None:
+def write_part(work: Store, shard: Shard, record: dict) -> None:
+    """Save a finished shard's record (its files, hashes and patterns written before: the record comes last)."""
+    work.write_text(part_names(shard)[0], json.dumps(record) + "\n")
+
+
+def read_part(work: Store, shard: Shard, formats: tuple[str, ...], verify: bool = True) -> dict | None:
     """The shard's part record if the shard is finished and its files are intact, else None.
 
     ``verify=False`` skips hashing the files (for shards this run wrote or already checked)."""
-    path, hashes, patterns = part_paths(work, shard)
-    if not (path.exists() and hashes.exists() and patterns.exists()):
+    record_name, hashes, patterns = part_names(shard)
+    if not (work.exists(record_name) and work.exists(hashes) and work.exists(patterns)):
         return None
-    record = json.loads(path.read_text(encoding="utf-8"))
-    if record["rows"] != shard.rows or hashes.stat().st_size != 16 * shard.rows:
+    record = json.loads(work.read_text(record_name))
+    if record["rows"] != shard.rows or work.size(hashes) != 16 * shard.rows:
         return None
     for fmt, name in shard_files(shard, formats).items():
-        file = work / name
-        if not file.exists() or fmt not in record["sha256"] or verify and record["sha256"][fmt] != sha256_file(file):
+        if fmt not in record["sha256"] or not work.exists(name) or verify and record["sha256"][fmt] != work.sha256(name):
             return None
     return record
 
@@ -72,8 +79,9 @@ def manifest_entries(shard: Shard, formats: tuple[str, ...], sha: dict[str, str]
             for fmt, name in shard_files(shard, formats).items()]
 
 
-def check_manifest(folder: Path) -> list[str]:
-    """Files of a finished dataset whose bytes differ from its manifest (missing ones too)."""
-    doc = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
-    return [e["file"] for e in doc["files"]
-            if not (folder / e["file"]).exists() or sha256_file(folder / e["file"]) != e["sha256"]]
+def check_manifest(folder: str | Path | Store) -> list[str]:
+    """Files of a finished dataset (a folder, a URL or a store) whose bytes differ from its
+    manifest (missing ones too)."""
+    store = folder if isinstance(folder, Store) else open_store(folder)
+    doc = json.loads(store.read_text("manifest.json"))
+    return [e["file"] for e in doc["files"] if not store.exists(e["file"]) or store.sha256(e["file"]) != e["sha256"]]

@@ -63,6 +63,24 @@ class Shard:
         return self.stop - self.start
 
 
+@dataclass(frozen=True)
+class Piece:
+    """Rows ``[start, stop)`` of a shard written by one task: the whole shard (``count == 1``,
+    its final files) or one of ``count`` pieces that a later task joins into the shard's files."""
+
+    shard: Shard
+    number: int  # within its shard
+    count: int
+    start: int
+    stop: int
+    task: int  # position among all pieces of the run
+
+    @property
+    def rows(self) -> int:
+        """Rows in the piece."""
+        return self.stop - self.start
+
+
 def shard_name(stem: str, number: int, count: int) -> str:
     """``stem`` for a single shard, else ``stem-0000i-of-0000n``."""
     return stem if count == 1 else f"{stem}-{number:05d}-of-{count:05d}"
@@ -78,9 +96,9 @@ def plan_shards(files: list[LogicalFile], rows_per_shard: int) -> list[Shard]:
     return out
 
 
-def blocks(shard: Shard, size: int) -> Iterator[range]:
-    """The shard's positions cut into ranges of at most ``size`` rows (units of work)."""
-    return (range(s, min(shard.stop, s + size)) for s in range(shard.start, shard.stop, size))
+def blocks(part: Shard | Piece, size: int) -> Iterator[range]:
+    """A shard's or piece's positions cut into ranges of at most ``size`` rows."""
+    return (range(s, min(part.stop, s + size)) for s in range(part.start, part.stop, size))
 
 
 def logical_files(folder: str | Path, suffix: str = ".csv") -> dict[str, list[Path]]:

@@ -1,11 +1,12 @@
 """Run a generation: write a dataset folder of sharded CSV/JSONL/Parquet files, manifest.json and config.json.
 
-The plan (:mod:`clutrr.pipeline.spec`) cuts the dataset into shards and tasks; an engine
-(:mod:`clutrr.engines`) runs the tasks (:func:`clutrr.pipeline.tasks.run_task`) anywhere,
-and the parent writes the finished rows in order. Then a partitioned pass
-(:mod:`clutrr.io.dedupe`) replaces every story that repeats an earlier one, round after
-round, and rewrites only the shards that changed. Work happens in a folder beside the
-output that is renamed into place when everything is written; see ``docs/scale.md``.
+The plan (:mod:`clutrr.pipeline.spec`) cuts the dataset into shards and pieces; an engine
+(:mod:`clutrr.engines`) runs the tasks anywhere, and its workers write the files into the
+run's work store themselves (:mod:`clutrr.pipeline.parts`), sending back only part records.
+Then a partitioned pass (:mod:`clutrr.io.dedupe`) replaces every story that repeats an
+earlier one, round after round, and workers rewrite only the shards that changed. Work
+happens in a folder (or object-store prefix) beside the output that is moved into place
+when everything is written; see ``docs/scale.md``.
 """
 from __future__ import annotations
 
@@ -13,9 +14,12 @@ import bisect
 import json
 import shutil
 import sys
+import tempfile
 from collections import Counter
+from contextlib import contextmanager
 from dataclasses import asdict, replace
 from pathlib import Path
+from typing import Iterator
 
 from clutrr import __version__
 from clutrr.story.generator import GeneratorConfig, banks, relations_report
@@ -23,13 +27,14 @@ from clutrr.engines import Engine, create_engine
 from clutrr.errors import UsageError
 from clutrr.io import manifest as mf
 from clutrr.io.dedupe import PatternCounts, StoryHashes, bucket_count, hash_records
-from clutrr.io.formats import open_shard, rewrite_shard
+from clutrr.io.prefixes import commit_prefix, partial_prefix, staging_prefix
 from clutrr.io.rows import Task, TaskResult
-from clutrr.io.shards import LogicalFile, Shard, blocks, plan_shards
+from clutrr.io.shards import LogicalFile, Shard, plan_shards
 from clutrr.io.staging import PARTIAL_STAMP, partial_dir, replace_dir, staging_dir
-from clutrr.pipeline.spec import ROWS_PER_SHARD, DatasetSpec, RunOptions, task_size
-from clutrr.pipeline.tasks import (RowFailure, TaskContext, add_counts, fault_from_env, prepare, run_task,
-                                   text_measures)
+from clutrr.io.store import LocalStore, Store, local_path, open_store
+from clutrr.pipeline.parts import join_file, rewrite_rows, seal_shard, write_piece
+from clutrr.pipeline.spec import ROWS_PER_SHARD, DatasetSpec, RunOptions, plan_pieces, task_size
+from clutrr.pipeline.tasks import RowFailure, TaskContext, add_counts, fault_from_env, prepare, run_task, text_measures
 from clutrr.render.measures import filled_clauses
 from clutrr.render.usable import usable_bank
 from clutrr.story.long_context import context_measures
@@ -53,22 +58,22 @@ def write_dataset(spec: DatasetSpec, out: str | Path, workers: int = 1, force: b
         raise UsageError(f"--workers must be at least 1, got {run.workers}")
     if rows_per_shard < 1:
         raise UsageError(f"--rows-per-shard must be at least 1, got {rows_per_shard}")
-    out = Path(out)
+    target = open_store(out)
     files = spec.logical_files()
     shards = plan_shards(files, rows_per_shard)
     if run.shard is not None:
         i, n = run.shard
         if not 0 <= i < n:
             raise UsageError(f"--shard must be in 0..{n - 1}, got {i}")
-    ctx = TaskContext(spec.config, spec.seed, tuple(files), formats, fault_from_env())
     fingerprint = {"version": __version__, "spec": _spec_dict(spec), "formats": list(formats),
                    "rows_per_shard": rows_per_shard}
     keep = run.resume or run.shard is not None
-    if run.resume and run.shard is None and (out / "manifest.json").exists():
-        done = _finished(out, fingerprint, shards, force)
+    if run.resume and run.shard is None and target.exists("manifest.json"):
+        done = _finished(target, fingerprint, shards, force)
         if done is not None:
             return done
-    work = partial_dir(out, force, fingerprint) if keep else staging_dir(out, force)
+    work = _work_store(target, force, keep, fingerprint)
+    ctx = TaskContext(spec.config, spec.seed, tuple(files), formats, fault_from_env(), work.location)
     workers = min(run.workers, task_count(spec, shards))  # never more workers than tasks
     try:
         with create_engine(run.engine, workers=workers, address=run.address, prepare=prepare) as engine:
@@ -78,13 +83,17 @@ def write_dataset(spec: DatasetSpec, out: str | Path, workers: int = 1, force: b
             todo = [s for s in mine if mf.read_part(work, s, formats) is None]
             _generate(engine, ctx, todo, work, run.progress, len(mine))
             if run.shard is not None:
-                return {"shards": len(mine), "generated": len(todo), "rows": sum(s.rows for s in mine), "work": str(work)}
+                return {"shards": len(mine), "generated": len(todo), "rows": sum(s.rows for s in mine),
+                        "work": work.shown}
             config = _assemble(engine, ctx, spec, shards, work)
         config["arguments"] = args or {}
-        (work / "config.json").write_text(json.dumps(config, indent=1) + "\n", encoding="utf-8")
-        shutil.rmtree(work / mf.PARTS)
-        (work / PARTIAL_STAMP).unlink(missing_ok=True)
-        replace_dir(work, out)
+        work.write_text("config.json", json.dumps(config, indent=1) + "\n")
+        work.remove_tree(mf.PARTS)
+        work.remove(PARTIAL_STAMP)
+        if isinstance(work, LocalStore):
+            replace_dir(work.root, local_path(out))
+        else:
+            commit_prefix(work, target, force)
     except RowFailure as exc:
         _discard(work, keep)
         raise infeasible(spec, exc.k, exc.noise, exc.split) from None
@@ -92,6 +101,14 @@ def write_dataset(spec: DatasetSpec, out: str | Path, workers: int = 1, force: b
         _discard(work, keep)
         raise
     return config
+
+
+def _work_store(target: Store, force: bool, keep: bool, fingerprint: dict) -> Store:
+    """The run's work store beside the target, after checking the target may be written:
+    a staging folder (or prefix), or the persistent ``.NAME.partial`` one for ``--resume`` and ``--shard``."""
+    if isinstance(target, LocalStore):
+        return LocalStore(partial_dir(target.root, force, fingerprint) if keep else staging_dir(target.root, force))
+    return partial_prefix(target, force, fingerprint, PARTIAL_STAMP) if keep else staging_prefix(target, force, PARTIAL_STAMP)
 
 
 def write_unless_present(spec: DatasetSpec, out: str | Path, progress: bool = False) -> Path:
@@ -112,31 +129,36 @@ def task_count(spec: DatasetSpec, shards: list[Shard]) -> int:
     return max(1, blocks_, sum(len(f.ks) for f in spec.logical_files()))
 
 
-def _finished(out: Path, fingerprint: dict, shards: list[Shard], force: bool) -> dict | None:
+def _finished(target: Store, fingerprint: dict, shards: list[Shard], force: bool) -> dict | None:
     """--resume on a finished dataset: its config.json when every file matches the manifest;
     None when it must be generated again (it differs, and ``force`` allows replacing it)."""
     try:
-        config = json.loads((out / "config.json").read_text(encoding="utf-8"))
-        listed = {e["file"] for e in json.loads((out / "manifest.json").read_text(encoding="utf-8"))["files"]}
+        config = json.loads(target.read_text("config.json"))
+        listed = {e["file"] for e in json.loads(target.read_text("manifest.json"))["files"]}
     except (OSError, ValueError, KeyError, TypeError):
         config, listed = {}, set()
     planned = {name for s in shards for name in mf.shard_files(s, tuple(fingerprint["formats"])).values()}
     if config.get("spec") != fingerprint["spec"] or config.get("formats") != fingerprint["formats"] or planned != listed:
         if force:
             return None
-        raise UsageError(f"{out} holds a dataset of other arguments; add --force to replace it")
-    bad = mf.check_manifest(out)
+        raise UsageError(f"{target.shown} holds a dataset of other arguments; add --force to replace it")
+    bad = mf.check_manifest(target)
     if bad:
         if force:
             return None
-        raise UsageError(f"{out}/{bad[0]} differs from manifest.json ({len(bad)} files); add --force to regenerate")
+        raise UsageError(f"{target.shown}/{bad[0]} differs from manifest.json ({len(bad)} files); "
+                         f"add --force to regenerate")
     return config
 
 
-def _discard(work: Path, keep: bool) -> None:
-    """Remove the work folder, unless it is kept for --resume and holds finished shards."""
-    if not keep or not any((work / mf.PARTS).glob("*.json")):
-        shutil.rmtree(work, ignore_errors=True)
+def _discard(work: Store, keep: bool) -> None:
+    """Remove the work store, unless it is kept for --resume and holds finished shards
+    (quietly: the store may be what failed)."""
+    try:
+        if not keep or not any(n.startswith(mf.PARTS + "/") and n.endswith(".json") for n in work.files()):
+            work.remove_tree()
+    except OSError:
+        pass
 
 
 def check_feasible(spec: DatasetSpec, ctx: TaskContext, engine: Engine) -> None:
@@ -163,20 +185,30 @@ def infeasible(spec: DatasetSpec, k: int, noise: str, split: str) -> UsageError:
                       f"{hint}, or drop k={k} from {flag}")
 
 
-def _generate(engine: Engine, ctx: TaskContext, shards: list[Shard], work: Path, progress: bool, total: int) -> None:
-    """Generate ``shards`` (pass one: attempt 0 everywhere) into ``work``, with their part files."""
-    (work / mf.PARTS).mkdir(exist_ok=True)
-    size = ctx.config.context_words
-    tasks = (Task(n, s.file.number, r) for n, (s, r) in
-             enumerate((s, r) for s in shards for r in blocks(s, task_size(max(s.file.ks), size))))
+def _generate(engine: Engine, ctx: TaskContext, shards: list[Shard], work: Store, progress: bool, total: int) -> None:
+    """Generate ``shards`` (pass one: attempt 0 everywhere): workers write them into ``work``
+    with their part records, a shard cut into pieces is joined afterwards."""
+    pieces = plan_pieces(shards, engine.workers, ctx.config.context_words)
     done = total - len(shards)
     bar = _progress_bar(progress, sum(s.rows for s in shards), f"{engine.describe()}: shards {done}/{total}")
-    results = engine.imap(run_task, ctx, tasks)
+    cut: dict[Shard, list[dict]] = {}
+    results = engine.imap(write_piece, ctx, pieces)
     try:
-        for shard in shards:
-            _write_shard(shard, ctx, work, results, bar)
-            done += 1
-            bar.set_description(f"{engine.describe()}: shards {done}/{total}")
+        for piece, record in zip(pieces, results):
+            bar.update(piece.rows)
+            if piece.count == 1:
+                done += 1
+                bar.set_description(f"{engine.describe()}: shards {done}/{total}")
+            else:
+                cut.setdefault(piece.shard, []).append(record)
+        joins = [(shard, fmt, len(records)) for shard, records in cut.items() for fmt in ctx.formats]
+        sha: dict[Shard, dict[str, str]] = {shard: {} for shard in cut}
+        for (shard, fmt, _), digest in zip(joins, engine.imap(join_file, ctx, joins)):
+            sha[shard][fmt] = digest
+            if len(sha[shard]) == len(ctx.formats):
+                seal_shard(work, shard, ctx.formats, cut[shard], sha[shard])
+                done += 1
+                bar.set_description(f"{engine.describe()}: shards {done}/{total}")
     finally:
         bar.close()
         results.close()
@@ -204,37 +236,30 @@ def _progress_bar(progress: bool, total: int, desc: str):
     return tqdm(total=total, unit="story", desc=desc, smoothing=0.1)
 
 
-def _write_shard(shard: Shard, ctx: TaskContext, work: Path, results, bar) -> None:
-    files = mf.shard_files(shard, ctx.formats)
-    writers = {fmt: open_shard(work / name, fmt) for fmt, name in files.items()}
-    _, hash_path, pattern_path = mf.part_paths(work, shard)
-    labels: Counter = Counter()
-    heldout = heldout_in_train = 0
-    text: dict = {}
-    with open(hash_path, "wb") as fh_hash, open(pattern_path, "w", encoding="utf-8") as fh_pat:
-        rows = 0
-        while rows < shard.rows:
-            result: TaskResult = next(results)
-            for w in writers.values():
-                w.write(result)
-            fh_hash.write(b"".join(result.hashes))
-            fh_pat.writelines(f"{p}\t{n}\n" for p, n in result.patterns.items())
-            labels.update(result.labels)
-            heldout += result.heldout
-            heldout_in_train += result.heldout_in_train
-            add_counts(text, result.text)
-            rows += result.rows
-            bar.update(result.rows)
-    for w in writers.values():
-        w.close()
-    mf.write_part(work, shard, {fmt: w.sha256 for fmt, w in writers.items()}, labels, heldout, heldout_in_train, text)
+@contextmanager
+def _scratch(work: Store) -> Iterator[Path]:
+    """A local folder for the de-duplication buckets: in the work folder when it is local
+    (same disk as the output), else a temporary folder of this machine."""
+    if isinstance(work, LocalStore):
+        yield work.path(f"{mf.PARTS}/buckets")
+        return
+    folder = Path(tempfile.mkdtemp(prefix="clutrr-dedupe-"))
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
-def _assemble(engine: Engine, ctx: TaskContext, spec: DatasetSpec, shards: list[Shard], work: Path) -> dict:
+def _assemble(engine: Engine, ctx: TaskContext, spec: DatasetSpec, shards: list[Shard], work: Store) -> dict:
     """Pass two: remove duplicate stories across the dataset, then write manifest.json; returns config.json's content."""
+    with _scratch(work) as scratch:
+        return _deduplicate(engine, ctx, spec, shards, work, scratch)
+
+
+def _deduplicate(engine: Engine, ctx: TaskContext, spec: DatasetSpec, shards: list[Shard], work: Store,
+                 scratch: Path) -> dict:
     files = list(ctx.files)
     total = sum(f.rows for f in files)
-    scratch = work / mf.PARTS / "buckets"
     hashes = StoryHashes(scratch, bucket_count(total))
     patterns = PatternCounts(scratch, bucket_count(total))
     labels = {f.number: Counter() for f in files}
@@ -244,22 +269,24 @@ def _assemble(engine: Engine, ctx: TaskContext, spec: DatasetSpec, shards: list[
     sha: dict[str, dict[str, str]] = {}
     for s in shards:
         part = mf.read_part(work, s, ctx.formats, verify=False)
+        if part is None:
+            raise UsageError(f"shard {s.name}, written by a worker, is missing from {work.shown}: with workers on "
+                             f"other machines, --out must be a folder they all share or an object store URL")
         sha[s.name] = part["sha256"]
         add_counts(text, part["text"])
         labels[s.file.number].update(part["labels"])
         heldout[s.file.number] += part["heldout"]
         heldout_in_train += part["heldout_in_train"]
-        _, hash_path, pattern_path = mf.part_paths(work, s)
-        hashes.add(hash_records([hash_path.read_bytes()], s.file.offset + s.start))
-        with open(pattern_path, encoding="utf-8") as fh:
-            block: Counter = Counter()
-            for line in fh:
-                p, n = line.rstrip("\n").split("\t")
-                block[p] += int(n)
-                if len(block) >= 100_000:
-                    patterns.add(s.file.number, block)
-                    block = Counter()
-            patterns.add(s.file.number, block)
+        _, hash_name, pattern_name = mf.part_names(s)
+        hashes.add(hash_records([work.read_bytes(hash_name)], s.file.offset + s.start))
+        block: Counter = Counter()
+        for line in work.read_text(pattern_name).splitlines():
+            p, n = line.split("\t")
+            block[p] += int(n)
+            if len(block) >= 100_000:
+                patterns.add(s.file.number, block)
+                block = Counter()
+        patterns.add(s.file.number, block)
     attempts, replaced = _resolve_duplicates(engine, ctx, hashes)
     # rows that changed: their final version replaces the first one in files and statistics
     by_shard: dict[Shard, dict[int, int]] = {}
@@ -268,22 +295,20 @@ def _assemble(engine: Engine, ctx: TaskContext, spec: DatasetSpec, shards: list[
         pos = g - f.offset
         shard = next(s for s in shards if s.file is f and s.start <= pos < s.stop)
         by_shard.setdefault(shard, {})[pos] = attempt
-    for shard, rows in by_shard.items():
+    jobs = list(by_shard.items())
+    for (shard, _), result in zip(jobs, engine.imap(rewrite_rows, ctx, jobs)):
         f = shard.file.number
-        new = _regenerate(engine, ctx, f, rows)
-        old = _regenerate(engine, replace(ctx, formats=()), f, {p: 0 for p in rows})
-        for sign, version in ((1, new), (-1, old)):
+        for sign, version in ((1, result["new"]), (-1, result["old"])):
             for r in version:
-                labels[f].update({w: sign * n for w, n in r.labels.items()})
-                heldout[f] += sign * r.heldout
-                heldout_in_train += sign * r.heldout_in_train
-                add_counts(text, r.text, sign)
-                patterns.add(f, r.patterns, sign)
-        for fmt, name in mf.shard_files(shard, ctx.formats).items():
-            sha[shard.name][fmt] = rewrite_shard(work / name, fmt, shard.start, _by_row(new))
+                labels[f].update({w: sign * n for w, n in r["labels"].items()})
+                heldout[f] += sign * r["heldout"]
+                heldout_in_train += sign * r["heldout_in_train"]
+                add_counts(text, r["text"], sign)
+                patterns.add(f, r["patterns"], sign)
+        sha[shard.name].update(result["sha256"])
     entries = [e for s in shards for e in mf.manifest_entries(s, ctx.formats, sha[s.name])]
-    (work / "manifest.json").write_text(json.dumps({"generator": "clutrr", "version": __version__, "seed": spec.seed,
-                                                    "files": entries}, indent=1) + "\n", encoding="utf-8")
+    work.write_text("manifest.json", json.dumps({"generator": "clutrr", "version": __version__, "seed": spec.seed,
+                                                 "files": entries}, indent=1) + "\n")
     file_patterns, split_patterns = patterns.summarise([f.split for f in files], TOP_PATTERNS)
     templates, bank_text = next(engine.imap(bank_summaries, ctx, [spec]))  # where the templates are loaded
     text_section = {**bank_text, **text_measures(text),
@@ -328,16 +353,6 @@ def _regenerate(engine: Engine, ctx: TaskContext, file: int, attempts: dict[int,
     tasks = [Task(-1, file, tuple(p for p, _ in chunk), tuple(a for _, a in chunk))
              for chunk in (items[i:i + REPLACE_TASK] for i in range(0, len(items), REPLACE_TASK))]
     return list(engine.imap(run_task, ctx, tasks))
-
-
-def _by_row(results: list[TaskResult]) -> dict[int, TaskResult]:
-    """Position -> a one-row result holding that row's encodings and hash."""
-    out = {}
-    for r in results:
-        for i, pos in enumerate(r.task.positions):
-            out[pos] = TaskResult(None, csv=r.csv[i:i + 1], jsonl=r.jsonl[i:i + 1], records=r.records[i:i + 1],
-                                  hashes=r.hashes[i:i + 1])
-    return out
 
 
 def _file_of(files: list[LogicalFile], g: int) -> LogicalFile:

@@ -11,9 +11,10 @@ from dataclasses import dataclass, field
 from clutrr.story.generator import GeneratorConfig, check_request
 from clutrr.core.memory import task_of
 from clutrr.errors import UsageError
-from clutrr.io.shards import LogicalFile
+from clutrr.io.shards import LogicalFile, Piece, Shard
 
 ROWS_PER_SHARD = 1_000_000
+PIECES_PER_WORKER = 2  # a piece takes this share of the rows left per worker (guided self-scheduling)
 
 
 @dataclass(frozen=True)
@@ -86,3 +87,25 @@ def task_size(k: int, context_words: int = 0) -> int:
     """Rows per task: shorter for long chains so tasks take similar time, and for long contexts
     so a task's rows stay a few MB."""
     return max(1, min(max(16, 1024 // k), TASK_WORDS // max(1, context_words)))
+
+
+def plan_pieces(shards: list[Shard], workers: int, context_words: int = 0) -> list[Piece]:
+    """The pieces that workers write, in row order: whole shards while there is work enough
+    for every worker, then pieces of what is left over ``PIECES_PER_WORKER * workers``,
+    shrinking to 2 tasks' rows at the end so no worker waits long for the last one.
+    One worker writes whole shards (nothing to join)."""
+    out: list[Piece] = []
+    left = sum(s.rows for s in shards)
+    for s in shards:
+        smallest = 2 * task_size(max(s.file.ks), context_words)
+        bounds = [s.start]
+        while bounds[-1] < s.stop:
+            rest = s.stop - bounds[-1]
+            size = rest if workers <= 1 else max(smallest, -(-left // (PIECES_PER_WORKER * workers)))
+            if rest <= size * 3 // 2:
+                size = rest
+            bounds.append(bounds[-1] + size)
+            left -= size
+        count = len(bounds) - 1
+        out += [Piece(s, i, count, bounds[i], bounds[i + 1], len(out) + i) for i in range(count)]
+    return out

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from pathlib import Path
 
 from clutrr.story.generator import GenerationError, GeneratorConfig, banks, make_example, pattern_heldout
 from clutrr.story.long_context import context_counts
@@ -30,6 +29,7 @@ class TaskContext:
     files: tuple[LogicalFile, ...]
     formats: tuple[str, ...]
     fault: tuple[int, str] | None = None  # (task number, marker file): see fault_from_env
+    work: str = ""  # the location of the run's work store (a folder or URL), where workers write
 
 
 class RowFailure(Exception):
@@ -41,8 +41,9 @@ class RowFailure(Exception):
 
 
 def fault_from_env() -> tuple[int, str] | None:
-    """Test hook: ``CLUTRR_FAULT_ONCE=N:PATH`` makes the worker running task N exit abruptly
-    once (it creates PATH, and a retry finds it). Used to prove that retries give the same bytes."""
+    """Test hook: ``CLUTRR_FAULT_ONCE=N:PATH`` makes the worker writing piece N (its ``task``
+    number) exit abruptly once (it creates PATH, and a retry finds it). Used to prove that
+    retries give the same bytes."""
     value = os.environ.get(FAULT_ENV)
     if not value:
         return None
@@ -58,9 +59,6 @@ def prepare(ctx: TaskContext) -> None:
 
 def run_task(ctx: TaskContext, task: Task) -> TaskResult:
     """Generate and encode the task's rows. Raises RowFailure when a row cannot be built."""
-    if ctx.fault and ctx.fault[0] == task.number and not Path(ctx.fault[1]).exists():
-        Path(ctx.fault[1]).touch()
-        os._exit(3)
     f = ctx.files[task.file]
     out = TaskResult(task)
     tally = None  # made after the first example, so a bad KB is reported as such

@@ -20,6 +20,7 @@ from clutrr.errors import UsageError
 from clutrr.io.csv_format import csv_line
 from clutrr.io.formats import open_shard
 from clutrr.io.rows import TaskResult
+from clutrr.io.store import open_store
 from clutrr.pipeline.run import write_dataset
 from clutrr.pipeline.spec import DatasetSpec, RunOptions
 from clutrr.release.configs import Part, ReleaseConfig, scaled
@@ -163,7 +164,7 @@ def cut_validation(source: Path, stem: str, target: Path, name: str, valid: int,
             continue
         lines = [csv_line(header), *(csv_line([str(n), *rows[i][1:]]) for n, i in enumerate(picked))]
         (target / f"{out_name}.csv").write_bytes("".join(lines).encode())
-        writer = open_shard(target / f"{out_name}.parquet", "parquet")
+        writer = open_shard(open_store(target), f"{out_name}.parquet", "parquet")
         writer.write(TaskResult(None, records=[records[i] for i in picked]))
         writer.close()
         out.append(SplitFile(out_name, "validation" if keep else "train", len(picked)))

@@ -136,7 +136,10 @@ def render_path(
     i = 0
     choose = rng.choice
     choices = bank.choices
-    for L in sample_cover(bank, words, head_genders, max_piece, rng, used):
+    # one fact has one cover, drawn without the random source: skip the cover table
+    lengths = [1] if len(words) == 1 and choices(words, head_genders[0]) else \
+        sample_cover(bank, words, head_genders, max_piece, rng, used)
+    for L in lengths:
         options = choices(words[i:i + L], head_genders[i])
         template = choose(options)
         if template.id in used:

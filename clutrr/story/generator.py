@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import hashlib
 import random
-import uuid
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -111,10 +110,18 @@ class Example:
 
 def stable_hash(*parts: object, size: int = 8) -> int:
     """A hash of ``size`` bytes of the parts' reprs, stable across processes and Python versions."""
-    text = "\x1f".join(repr(p) for p in parts)
+    text = "\x1f".join(map(repr, parts))
     return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=size).digest(), "big")
 
 
+def uuid4_text(n: int) -> str:
+    """``str(uuid.UUID(int=n, version=4))`` for a 128-bit ``n``, without building the object."""
+    n = (n & ~(0xC000 << 48) | 0x8000 << 48) & ~(0xF000 << 64) | 4 << 76
+    h = f"{n:032x}"
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+
+
+@lru_cache(maxsize=1 << 16)
 def pattern_heldout(pattern: str, k: int, seed: int, fraction: float) -> bool:
     """Whether a relation-word pattern of length k > 2 is reserved for test."""
     return k > 2 and fraction > 0 and stable_hash("pattern", seed, pattern) < fraction * 2**64
@@ -428,7 +435,7 @@ def _assemble(config, kb, ctx, family, chain, noise_paths, pattern, heldout, rng
 
     proof = chain.proof if query is None else []  # a memory query's answer is stated, not derived
     proof_state = [{named(goal): [named(f1), named(f2)]} for goal, f1, f2 in proof]
-    ident = str(uuid.UUID(int=stable_hash("id", seed, split, k, noise, index, attempt, size=16), version=4))
+    ident = uuid4_text(stable_hash("id", seed, split, k, noise, index, attempt, size=16))
     row = StoryRow(
         id=ident,
         story=story,
@@ -489,10 +496,23 @@ def _check(kb: KB, family: Family, chain: Chain, edges: list, people: list[int])
         if _family_closed(kb, family) or relations_closed(kb, family.masks[:, ids[:, None], ids]):
             return
     target_bits = 1 << chain.target
-    if chain_entailment(kb, chain.preds) != target_bits:
+    if _chain_entailment(kb, tuple(chain.preds)) != target_bits:
         raise AssertionError("chain does not uniquely entail its target")
     if len(edges) > k and story_closure(kb, [(a, p, b) for a, p, b, _ in edges]).get((0, k), 0) != target_bits:
         raise AssertionError("noise changed what the story entails")
+
+
+_ENTAILED: dict[tuple, tuple[KB, int]] = {}
+
+
+def _chain_entailment(kb: KB, preds: tuple[int, ...]) -> int:
+    """:func:`chain_entailment`, remembered per (KB, predicates): a pure function of them."""
+    hit = _ENTAILED.get((id(kb), preds))
+    if hit is None or hit[0] is not kb:  # the entry keeps its KB alive, so a reused id is another KB
+        if len(_ENTAILED) > 1 << 16:
+            _ENTAILED.clear()
+        hit = _ENTAILED[id(kb), preds] = (kb, chain_entailment(kb, list(preds)))
+    return hit[1]
 
 
 def _family_closed(kb: KB, family: Family) -> bool:

@@ -1,0 +1,141 @@
+"""Worker tasks that write the dataset's files into the work store themselves.
+
+The driver sends each worker a :class:`~clutrr.io.shards.Piece` and gets back only a part
+record (rows, sha256, label counts, text counts, the node that wrote it): the rows travel
+from the worker to the store, never through the driver.
+
+- :func:`write_piece` generates a piece's rows and writes them. A piece that is a whole
+  shard gets the shard's final files, its story hashes and pattern counts, then its part
+  record (last). Otherwise the files are the piece's own, to be joined.
+- :func:`join_file` joins the pieces of one shard file into the final file (the bytes of
+  a direct write); :func:`seal_shard` then joins their small files and writes the record.
+- :func:`rewrite_rows` puts regenerated rows in place of duplicate stories in a finished
+  shard and returns the new digests and the statistics of the rows that changed.
+"""
+from __future__ import annotations
+
+import os
+from collections import Counter
+from dataclasses import replace
+from pathlib import Path
+
+from clutrr.engines import worker_node
+from clutrr.io import manifest as mf
+from clutrr.io.formats import join_pieces, open_shard, rewrite_shard
+from clutrr.io.rows import Task, TaskResult
+from clutrr.io.shards import Piece, Shard, blocks
+from clutrr.io.store import Store, open_store
+from clutrr.pipeline.spec import task_size
+from clutrr.pipeline.tasks import TaskContext, add_counts, run_task
+
+
+def _fault(ctx: TaskContext, number: int) -> None:
+    """The test hook of :func:`clutrr.pipeline.tasks.fault_from_env`: die once on task ``number``."""
+    if ctx.fault and ctx.fault[0] == number and not Path(ctx.fault[1]).exists():
+        Path(ctx.fault[1]).touch()
+        os._exit(3)
+
+
+def write_piece(ctx: TaskContext, piece: Piece) -> dict:
+    """Generate and write one piece (see the module's doc); its record."""
+    _fault(ctx, piece.task)
+    work = open_store(ctx.work)
+    shard, whole = piece.shard, piece.count == 1
+    names = mf.shard_files(shard, ctx.formats) if whole else \
+        {fmt: mf.piece_file(shard, piece.number, fmt) for fmt in ctx.formats}
+    writers = {fmt: open_shard(work, name, fmt, header=whole) for fmt, name in names.items()}
+    _, hash_name, pattern_name = mf.part_names(shard, None if whole else piece.number)
+    labels: Counter = Counter()
+    patterns: Counter = Counter()
+    heldout = heldout_in_train = 0
+    text: dict = {}
+    with work.open(hash_name, "wb") as hashes:
+        for r in blocks(piece, task_size(max(shard.file.ks), ctx.config.context_words)):
+            result = run_task(ctx, Task(piece.task, shard.file.number, r))
+            for w in writers.values():
+                w.write(result)
+            hashes.write(b"".join(result.hashes))
+            labels.update(result.labels)
+            patterns.update(result.patterns)
+            heldout += result.heldout
+            heldout_in_train += result.heldout_in_train
+            add_counts(text, result.text)
+    for w in writers.values():
+        w.close()
+    work.write_text(pattern_name, "".join(f"{p}\t{n}\n" for p, n in sorted(patterns.items())))
+    record = mf.part_record(shard, {fmt: w.sha256 for fmt, w in writers.items()} if whole else {},
+                            labels, heldout, heldout_in_train, text, [worker_node()])
+    record["rows"] = piece.rows
+    if whole:
+        mf.write_part(work, shard, record)
+    return record
+
+
+def join_file(ctx: TaskContext, job: tuple[Shard, str, int]) -> str:
+    """Join the ``count`` pieces of one shard file of format ``fmt`` into the shard's file; its sha256."""
+    shard, fmt, count = job
+    work = open_store(ctx.work)
+    name = mf.shard_files(shard, (fmt,))[fmt]
+    return join_pieces(work, [mf.piece_file(shard, i, fmt) for i in range(count)], name, fmt)
+
+
+def seal_shard(work: Store, shard: Shard, formats: tuple[str, ...], pieces: list[dict], sha: dict[str, str]) -> dict:
+    """After its files are joined: the shard's story hashes and patterns from its pieces', its
+    part record (written last), and the piece files removed. Small files only; the record."""
+    _, hash_name, pattern_name = mf.part_names(shard)
+    for name, i in ((hash_name, 1), (pattern_name, 2)):
+        with work.open(name, "wb") as out:
+            for p in range(len(pieces)):
+                out.write(work.read_bytes(mf.part_names(shard, p)[i]))
+    labels: Counter = Counter()
+    text: dict = {}
+    for p in pieces:
+        labels.update(p["labels"])
+        add_counts(text, p["text"])
+    nodes = sorted({n for p in pieces for n in p["nodes"]})
+    record = mf.part_record(shard, sha, labels, sum(p["heldout"] for p in pieces),
+                            sum(p["heldout_in_train"] for p in pieces), text, nodes)
+    mf.write_part(work, shard, record)
+    for p in range(len(pieces)):
+        for name in (*mf.part_names(shard, p)[1:], *(mf.piece_file(shard, p, fmt) for fmt in formats)):
+            work.remove(name)
+    return record
+
+
+def rewrite_rows(ctx: TaskContext, job: tuple[Shard, dict[int, int]]) -> dict:
+    """Regenerate the rows at these positions of a shard with these attempts and rewrite its
+    files; returns ``{"sha256": {format: digest}, "new": [...], "old": [...]}``, the
+    statistics of the new rows and of the rows they replace (see :func:`row_stats`)."""
+    shard, attempts = job
+    new = regenerate(ctx, shard.file.number, attempts)
+    old = regenerate(ctx, shard.file.number, {p: 0 for p in attempts}, formats=())
+    rows = _by_row(new)
+    work = open_store(ctx.work)
+    sha = {fmt: rewrite_shard(work, name, fmt, shard.start, rows)
+           for fmt, name in mf.shard_files(shard, ctx.formats).items()}
+    return {"sha256": sha, "new": [row_stats(r) for r in new], "old": [row_stats(r) for r in old]}
+
+
+def regenerate(ctx: TaskContext, file: int, attempts: dict[int, int], formats: tuple[str, ...] | None = None
+               ) -> list[TaskResult]:
+    """The rows at these positions of a file with these attempts, in position order (in this worker)."""
+    if formats is not None:
+        ctx = replace(ctx, formats=formats)
+    items = sorted(attempts.items())
+    return [run_task(ctx, Task(-1, file, (p,), (a,))) for p, a in items]
+
+
+def row_stats(r: TaskResult) -> dict:
+    """What the statistics need from a result: labels, patterns, held-out counts, text counts."""
+    return {"labels": dict(r.labels), "patterns": dict(r.patterns), "heldout": r.heldout,
+            "heldout_in_train": r.heldout_in_train, "text": r.text}
+
+
+def _by_row(results: list[TaskResult]) -> dict[int, TaskResult]:
+    """Position -> a one-row result holding that row's encodings and hash."""
+    out = {}
+    for r in results:
+        for i, pos in enumerate(r.task.positions):
+            out[pos] = TaskResult(None, csv=r.csv[i:i + 1], jsonl=r.jsonl[i:i + 1], records=r.records[i:i + 1],
+                                  hashes=r.hashes[i:i + 1])
+    return out
