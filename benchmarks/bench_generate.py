@@ -85,7 +85,7 @@ def _tree_rss(pid: int) -> int:
 
 def measure(args: list[str], out: str) -> dict:
     """Run ``clutrr generate ARGS --out OUT``; wall and CPU seconds, peak tree RSS in MB."""
-    return measure_command([sys.executable, "-m", "clutrr.cli", "generate", "--quiet", "--test-k", "", "--out", out,
+    return measure_command([sys.executable, "-m", "clutrr.cli", "generate", "--quiet", "--test-k", "none", "--out", out,
                             "--force", *args])
 
 
@@ -198,7 +198,7 @@ def versus(rows: int = VERSUS_ROWS, repeats: int = VERSUS_REPEATS) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         for name, noise in (("clutrr k=2,3 clean", "none"), ("clutrr k=2,3 all noise", "all")):
             jobs[name] = [sys.executable, "-m", "clutrr.cli", "generate", "--quiet", "--k", "2,3", "--noise", noise,
-                          "--train-rows", str(half), "--test-k", "", "--format", "jsonl", "--out",
+                          "--train-rows", str(half), "--test-k", "none", "--format", "jsonl", "--out",
                           os.path.join(tmp, "d"), "--force"]
         cpu: dict[str, list[float]] = {name: [] for name in jobs}
         for _ in range(repeats):  # paired: every job once per round
