@@ -36,25 +36,34 @@ class Chain:
         return [(self.people[i], p, self.people[i + 1]) for i, p in enumerate(self.preds)]
 
 
+def _word_pairs(family: Family) -> dict[tuple[int, int], list[tuple[int, int]]]:
+    """(predicate, gender of y) -> every pair (x, y) where y is x's predicate and nothing else,
+    row-major (x ascending, then y ascending); found for every word in one pass, once per family."""
+    hit = family.cache.get("pairs")
+    if hit is None:
+        ps, xs, ys = np.nonzero(family.masks & family.single_mask)
+        hit = {}
+        for p, g, x, y in zip(ps.tolist(), family.gender[ys].tolist(), xs.tolist(), ys.tolist()):
+            pairs = hit.get((p, g))
+            if pairs is None:
+                hit[p, g] = [(x, y)]
+            else:
+                pairs.append((x, y))
+        family.cache["pairs"] = hit
+    return hit
+
+
 def present_targets(family: Family) -> list[tuple[int, int]]:
     """(predicate, gender) word types held by at least one pair with a single relation."""
     hit = family.cache.get("targets")
     if hit is None:
-        tails = (family.masks & family.single_mask).any(axis=1)  # [p, y]: y is someone's only p
-        hit = [(p, g) for g in (0, 1) for p in np.flatnonzero((tails & (family.gender == g)).any(axis=1)).tolist()]
-        hit.sort()
-        family.cache["targets"] = hit
+        hit = family.cache["targets"] = sorted(_word_pairs(family))
     return hit
 
 
 def target_pairs(family: Family, pred: int, gender: int) -> list[tuple[int, int]]:
     """Every pair (x, z) where z is x's ``pred`` and nothing else, and z has ``gender``."""
-    key = ("pairs", pred, gender)
-    pairs = family.cache.get(key)
-    if pairs is None:  # row-major: x ascending, then y ascending
-        xs, ys = np.nonzero(family.masks[pred] & family.single_mask & (family.gender == gender))
-        pairs = family.cache[key] = list(zip(xs.tolist(), ys.tolist()))
-    return pairs
+    return _word_pairs(family).get((pred, gender), [])
 
 
 def in_random_order(groups: tuple, rand) -> Iterator:
@@ -88,6 +97,33 @@ def _rule_groups(kb: KB, allowed: WordMask | None) -> list[tuple]:
     return hit[1]
 
 
+def _expansion(edge_groups: tuple, rule_groups: list[tuple], people: list[int], preds: list[int],
+               rows: list[list[int]], cols: list[list[int]], used: int, rand) -> tuple[int, int, int, int] | None:
+    """The first (fact, rule) that can be grounded, drawn as :func:`in_random_order` draws
+    facts and, for each fact, its rules: (fact index, r1, r2, the people who could be c)."""
+    for group in edge_groups:
+        items = list(group)
+        n = len(items)
+        while n:
+            i = int(rand() * n)
+            e = items[i]
+            n -= 1
+            items[i] = items[n]
+            a, b = people[e], people[e + 1]
+            for rules in rule_groups[preds[e]]:
+                rules = list(rules)
+                m = len(rules)
+                while m:
+                    j = int(rand() * m)
+                    r1, r2 = rules[j]
+                    m -= 1
+                    rules[j] = rules[m]
+                    cand = rows[r1][a] & cols[r2][b] & ~used
+                    if cand:
+                        return e, r1, r2, cand
+    return None
+
+
 def backward_chain(family: Family, kb: KB, k: int, x: int, z: int, rng: random.Random,
                    allowed: WordMask | None = None) -> Chain | None:
     """Expand the fact "z is x's R" exactly k-1 times into a simple path, or return None.
@@ -106,8 +142,9 @@ def backward_chain(family: Family, kb: KB, k: int, x: int, z: int, rng: random.R
     if target < 0:
         return None
     chain = Chain([x, z], [target], target)
-    people, preds = chain.people, chain.preds
-    rows, cols, genders, gender_bits = family.rows, family.cols(), family.genders, family.gender_bits
+    people, preds, proof = chain.people, chain.preds, chain.proof
+    rows, cols, gender_bits = family.rows, family.cols(), family.gender_bits
+    genders = family.genders
     rule_groups = _rule_groups(kb, allowed)
     rand = rng.random
     used = (1 << x) | (1 << z)
@@ -123,25 +160,17 @@ def backward_chain(family: Family, kb: KB, k: int, x: int, z: int, rng: random.R
             if len(bad) > left:
                 return None  # an expansion replaces at most one banned fact
             edge_groups = (bad, [i for i in range(len(preds)) if not banned(i)])
-        found = False
-        for e in in_random_order(edge_groups, rand):
-            a, b, r = people[e], people[e + 1], preds[e]
-            for r1, r2 in in_random_order(rule_groups[r], rand):
-                cand = rows[r1][a] & cols[r2][b] & ~used
-                if not cand:
-                    continue
-                by_gender = [cand & gb for gb in gender_bits if cand & gb]
-                c = random_bit(by_gender[int(rand() * len(by_gender))], rand)
-                used |= 1 << c
-                people.insert(e + 1, c)
-                preds[e:e + 1] = [r1, r2]
-                chain.proof.append(((a, r, b), (a, r1, c), (c, r2, b)))
-                found = True
-                break
-            if found:
-                break
-        if not found:
+        found = _expansion(edge_groups, rule_groups, people, preds, rows, cols, used, rand)
+        if found is None:
             return None
+        e, r1, r2, cand = found
+        by_gender = [m for m in (cand & gender_bits[0], cand & gender_bits[1]) if m]
+        c = random_bit(by_gender[int(rand() * len(by_gender))], rand)
+        used |= 1 << c
+        a, b = people[e], people[e + 1]
+        proof.append(((a, preds[e], b), (a, r1, c), (c, r2, b)))
+        people.insert(e + 1, c)
+        preds[e:e + 1] = [r1, r2]
     if allowed is not None and any(banned(i) for i in range(k)):
         return None
     return chain

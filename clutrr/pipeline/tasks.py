@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from clutrr.story.generator import GenerationError, GeneratorConfig, banks, make_example, pattern_heldout
 from clutrr.story.long_context import context_counts
-from clutrr.core.kb import load_kb
+from clutrr.core.kb import GENDERS, load_kb
 from clutrr.io.csv_format import csv_line, row_fields
 from clutrr.io.rows import Task, TaskResult, json_line, story_hash
 from clutrr.io.shards import LogicalFile
@@ -76,16 +76,18 @@ def run_task(ctx: TaskContext, task: Task) -> TaskResult:
             out.jsonl.append(json_line(ex.record))
         if "parquet" in ctx.formats:
             out.records.append(ex.record)
-        out.hashes.append(story_hash(ex.row.story))
+        out.hashes.append(story_hash(ex.story))
         tally = tally or TextTally(banks(ctx.config, ctx.seed))
-        tally.add(ex.record)
+        pieces = ex.pieces
+        tally.add_story(f.split, k, [p.template_id for p in pieces], [p.facts for p in pieces], tuple(ex.words[:k]),
+                        tuple([GENDERS[ex.genders[a]] for a, _, _, _ in ex.edges[:k]]), ex.story, ex.names)
         if ctx.config.context_words:
-            add_counts(padded, context_counts(ex.record["context"]))
-        out.labels[ex.row.target] += 1
-        out.heldout += bool(ex.record["pattern_heldout"])
-        out.patterns[ex.row.f_comb] += 1
+            add_counts(padded, context_counts(ex.context))
+        out.labels[ex.target] += 1
+        out.heldout += ex.heldout
+        out.patterns[ex.pattern] += 1
         # checked independently of the generator's own flag
-        out.heldout_in_train += f.split == "train" and pattern_heldout(ex.row.f_comb, k, ctx.seed, ctx.config.holdout)
+        out.heldout_in_train += f.split == "train" and pattern_heldout(ex.pattern, k, ctx.seed, ctx.config.holdout)
     out.text = {**(tally_counts(tally) if tally else {}), **padded}
     return out
 

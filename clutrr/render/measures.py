@@ -43,8 +43,11 @@ def known_self_possessives(flags: dict[str, bool]) -> None:
 
 def story_self_possessive(rec: dict) -> bool:
     """Whether a story record's text has a self-possessive, by tokenising the whole story."""
-    names = {p["name"]: i for i, p in enumerate(rec["people"])}
-    story = rec["story"]
+    return _text_self_possessive(rec["story"], [p["name"] for p in rec["people"]])
+
+
+def _text_self_possessive(story: str, people: list[str]) -> bool:
+    names = {n: i for i, n in enumerate(people)}
     return bool(self_possessives(tokenize(story, [0] * len(names), names), story))
 
 
@@ -59,7 +62,7 @@ class TextTally:
         self.spans = {1: 0, 2: 0, 3: 0}
         self.covered = {1: 0, 2: 0, 3: 0}
 
-    def _self_possessive(self, split: str, ids: list[str], rec: dict) -> bool:
+    def _self_possessive(self, split: str, ids: list[str], story: str, people: list[str]) -> bool:
         flags = _SELF_POSSESSIVE
         by_id = None
         for i in ids:
@@ -67,7 +70,7 @@ class TextTally:
             if hit is None:
                 by_id = by_id or self.banks[split].by_id()
                 if i not in by_id:  # a template the banks lack: read the story itself
-                    return story_self_possessive(rec)
+                    return _text_self_possessive(story, people)
                 hit = template_self_possessive(by_id[i])
             if hit:
                 return True
@@ -75,28 +78,45 @@ class TextTally:
 
     def add(self, rec: dict) -> None:
         """Count one story record."""
-        k, split = rec["k"], rec["split"]
-        people, edges, pieces = rec["people"], rec["edges"], rec["pieces"]
+        k, people, edges = rec["k"], rec["people"], rec["edges"]
+        pieces = rec["pieces"]
+        self.add_story(rec["split"], k, [p["template"] for p in pieces], [p["edges"] for p in pieces],
+                       tuple(edges[i]["relation"] for i in range(k)),
+                       tuple(people[edges[i]["head"]]["gender"] for i in range(k)),
+                       rec["story"], [p["name"] for p in people])
+
+    def add_story(self, split: str, k: int, ids: list[str], piece_edges: list, words: tuple[str, ...],
+                  heads: tuple[str, ...], story: str, people: list[str]) -> None:
+        """Count one story: its pieces' template ids and edges (story order), its chain's
+        relation words and the genders of each chain fact's first person, its text and its
+        people's names (read only for a template the banks lack)."""
+        bank = self.banks[split]
         self.stories += 1
-        ids = [p["template"] for p in pieces]
-        self.self_possessive += self._self_possessive(split, ids, rec)
+        self.self_possessive += self._self_possessive(split, ids, story, people)
         self.reused += len(set(ids)) < len(ids)
-        self.pieces += len(pieces)
-        fallback = self.banks[split].fallback_ids
-        self.fallback_pieces += sum(i in fallback for i in ids)
+        self.pieces += len(ids)
+        fallback = bank.fallback_ids
+        if fallback:
+            self.fallback_pieces += sum(i in fallback for i in ids)
         if k in MULTI_FACT_KS:
-            for p in pieces:
-                chain = [e for e in p["edges"] if e < k]
+            for edges in piece_edges:
+                chain = [e for e in edges if e < k]
                 self.chain_facts += len(chain)
-                if len(p["edges"]) > 1:
+                if len(edges) > 1:
                     self.multi_facts += len(chain)
-        words = [edges[i]["relation"] for i in range(k)]
-        heads = [people[edges[i]["head"]]["gender"] for i in range(k)]
-        has_own = self.banks[split].has_own
-        for n in self.spans:
-            for i in range(k - n + 1):
-                self.spans[n] += 1
-                self.covered[n] += has_own(tuple(words[i:i + n]), heads[i])
+        key = (words, heads)
+        cover = bank.own_spans.get(key)
+        if cover is None:
+            if len(bank.own_spans) >= 1 << 16:
+                bank.own_spans.clear()
+            has_own = bank.has_own
+            cover = bank.own_spans[key] = tuple(
+                (n, k - n + 1, sum(has_own(words[i:i + n], heads[i]) for i in range(k - n + 1)))
+                for n in self.spans if k >= n)
+        spans, covered = self.spans, self.covered
+        for n, count, own in cover:
+            spans[n] += count
+            covered[n] += own
 
     def summary(self) -> dict:
         """The measures as plain data (shares rounded to 4 places; None when nothing was counted)."""

@@ -32,31 +32,80 @@ def _all_used(multi: list[frozenset[str]], used: set[str]) -> bool:
     return False
 
 
-COVER_CACHE = 20_000  # cover tables kept per bank (one per words and head genders)
+COVER_CACHE = 20_000  # path plans kept per bank (one per words and head genders)
 
 
-def _cover_table(bank: Bank, words: tuple[str, ...], head_genders: tuple[str, ...], longest: int,
-                 used: set[str] | frozenset[str] = frozenset()) -> tuple:
-    """(valid piece lengths at each position, the weighted count of covers from each
-    position, the template ids of every valid multi-fact piece)."""
-    n = len(words)
-    choices = bank.choices
-    valid = []
-    multi = []
-    for i in range(n):
-        ls = []
-        for L in range(1, min(longest, n - i) + 1):
-            ts = choices(words[i:i + L], head_genders[i])
-            if ts and (L == 1 or not used or _open(ts, used)):
-                ls.append(L)
-                if L > 1:
-                    multi.append(bank.choice_ids(words[i:i + L], head_genders[i]))
-        valid.append(ls)
-    count = [0] * (n + 1)
-    count[n] = 1
-    for i in range(n - 1, -1, -1):
-        count[i] = sum(L * count[i + L] for L in valid[i])
-    return valid, count, multi
+class PathPlan:
+    """What rendering one sequence of relation words (with the genders of each fact's first
+    person) needs from a bank, worked out once and kept on the bank: the valid piece lengths
+    at each position, the weighted count of covers from each position, the template ids of
+    every valid multi-fact piece, and the templates of every valid piece."""
+
+    __slots__ = ("words", "heads", "longest", "valid", "count", "multi", "options")
+
+    def __init__(self, bank: Bank, words: tuple[str, ...], heads: tuple[str, ...], longest: int,
+                 used: set[str] | frozenset[str] = frozenset()) -> None:
+        self.words, self.heads, self.longest = words, heads, longest
+        n = len(words)
+        choices = bank.choices
+        self.valid: list[list[int]] = []
+        self.multi: list[frozenset[str]] = []
+        self.options: list[list[list[Template]]] = []  # [i][L - 1]: templates of words[i:i+L]
+        for i in range(n):
+            ls = []
+            options = []
+            for L in range(1, min(longest, n - i) + 1):
+                ts = choices(words[i:i + L], heads[i])
+                options.append(ts)
+                if ts and (L == 1 or not used or _open(ts, used)):
+                    ls.append(L)
+                    if L > 1:
+                        self.multi.append(bank.choice_ids(words[i:i + L], heads[i]))
+            self.valid.append(ls)
+            self.options.append(options)
+        count = [0] * (n + 1)
+        count[n] = 1
+        for i in range(n - 1, -1, -1):
+            count[i] = sum(L * count[i + L] for L in self.valid[i])
+        self.count = count
+
+    def cover(self, bank: Bank, rng: random.Random, used: set[str] | frozenset[str] = frozenset()) -> list[int]:
+        """Piece lengths drawn as :func:`sample_cover` describes."""
+        plan = self
+        if used and self.multi and _all_used(self.multi, used):
+            plan = PathPlan(bank, self.words, self.heads, self.longest, used)
+        valid, count = plan.valid, plan.count
+        n = len(valid)
+        if count[0] == 0:
+            missing = [self.words[i] for i in range(n) if 1 not in valid[i]]
+            raise NoCoverError(f"no template covers the relation word(s) {missing}")
+        if count[0] == 1:  # the one cover of weight 1 is all one-fact pieces: nothing to draw
+            return [1] * n
+        lengths = []
+        i = 0
+        randrange = rng.randrange
+        while i < n:
+            pick = randrange(count[i])
+            for L in valid[i]:
+                if pick < L * count[i + L]:
+                    lengths.append(L)
+                    i += L
+                    break
+                pick -= L * count[i + L]
+        return lengths
+
+
+def path_plan(bank: Bank, words: tuple[str, ...], heads: tuple[str, ...], max_piece: int) -> PathPlan:
+    """The bank's :class:`PathPlan` for these words and head genders (pieces of at most ``max_piece`` facts)."""
+    longest = min(max_piece, bank.max_len)
+    key = (words, heads, longest)
+    cache = bank.covers
+    plan = cache.get(key)
+    if plan is None:
+        if len(cache) >= COVER_CACHE:
+            cache.clear()
+        plan = cache[key] = PathPlan(bank, words, heads, longest)
+    return plan
 
 
 def sample_cover(bank: Bank, words: list[str], head_genders: list[str], max_piece: int, rng: random.Random,
@@ -72,36 +121,7 @@ def sample_cover(bank: Bank, words: list[str], head_genders: list[str], max_piec
     The table of valid pieces is kept per bank for each (words, head genders); it is
     worked out again only when ``used`` holds every template of one of its multi-fact pieces.
     """
-    words, head_genders = tuple(words), tuple(head_genders)
-    n = len(words)
-    longest = min(max_piece, bank.max_len)
-    key = (words, head_genders, longest)
-    cache = bank.covers
-    table = cache.get(key)
-    if table is None:
-        if len(cache) >= COVER_CACHE:
-            cache.clear()
-        table = cache[key] = _cover_table(bank, words, head_genders, longest)
-    valid, count, multi = table
-    if used and multi and _all_used(multi, used):
-        valid, count, _ = _cover_table(bank, words, head_genders, longest, used)
-    if count[0] == 0:
-        missing = [words[i] for i in range(n) if 1 not in valid[i]]
-        raise NoCoverError(f"no template covers the relation word(s) {missing}")
-    if count[0] == 1:  # the one cover of weight 1 is all one-fact pieces: nothing to draw
-        return [1] * n
-    lengths = []
-    i = 0
-    randrange = rng.randrange
-    while i < n:
-        pick = randrange(count[i])
-        for L in valid[i]:
-            if pick < L * count[i + L]:
-                lengths.append(L)
-                i += L
-                break
-            pick -= L * count[i + L]
-    return lengths
+    return path_plan(bank, tuple(words), tuple(head_genders), max_piece).cover(bank, rng, used)
 
 
 def mention(name: str, brackets: bool) -> str:
@@ -128,28 +148,35 @@ def render_path(
     clause reuses one only when all of its templates are used), and the ids chosen are
     added to it.
     """
-    if used is None:
-        used = set()
-    words = tuple(words)
-    head_genders = tuple([GENDERS[genders[p]] for p in people[:-1]])
+    plan = path_plan(bank, tuple(words), tuple([GENDERS[genders[p]] for p in people[:-1]]), max_piece)
+    marks = [mention(n, brackets) for n in names]
+    return render_plan(bank, plan, edges, people, marks, genders, rng, set() if used is None else used)
+
+
+def render_plan(bank: Bank, plan: PathPlan, edges: list[int], people: list[int], marks: list[str],
+                genders: list[int], rng: random.Random, used: set[str]) -> list[Piece]:
+    """:func:`render_path` for a path whose plan is known, with each person's ``marks`` (their
+    name as it appears in the story) made beforehand."""
+    lengths = plan.cover(bank, rng, used)
+    choose = rng.choice
+    options = plan.options
     pieces = []
     i = 0
-    choose = rng.choice
-    choices = bank.choices
-    # one fact has one cover, drawn without the random source: skip the cover table
-    lengths = [1] if len(words) == 1 and choices(words, head_genders[0]) else \
-        sample_cover(bank, words, head_genders, max_piece, rng, used)
     for L in lengths:
-        options = choices(words[i:i + L], head_genders[i])
-        template = choose(options)
-        if template.id in used:
-            fresh = [t for t in options if t.id not in used]
+        ts = options[i][L - 1]
+        template = choose(ts)
+        tid = template.id
+        if tid in used:
+            fresh = [t for t in ts if t.id not in used]
             if fresh:
                 template = choose(fresh)
-        used.add(template.id)
+                tid = template.id
+        used.add(tid)
         ents = people[i:i + L + 1]
-        marks = [f"[{names[e]}]" for e in ents] if brackets else [names[e] for e in ents]
-        text = template.render(marks, [genders[e] for e in ents])
-        pieces.append(Piece(text, template.id, tuple(edges[i:i + L])))
+        mask = 0
+        for j, e in enumerate(ents):
+            mask |= genders[e] << j
+        pieces.append(Piece(template.format_string(mask).format(*[marks[e] for e in ents]), tid,
+                            tuple(edges[i:i + L])))
         i += L
     return pieces

@@ -57,6 +57,7 @@ class Template:
     source: str
     parts: tuple = field(default=(), compare=False, repr=False)
     _plan: tuple = field(default=(), compare=False, repr=False)
+    _formats: dict = field(default_factory=dict, compare=False, repr=False)
 
     def compiled(self) -> tuple:
         """The text as rendered (:func:`~clutrr.render.normalise.normalise`: end punctuation
@@ -91,9 +92,27 @@ class Template:
             out.append(tail)
         return "".join(out)
 
+    def format_string(self, genders: int) -> str:
+        """:meth:`render` as a ``str.format`` string of the entities' names (``{0}`` for A, ...),
+        for entities whose genders are the bits of ``genders`` (bit i: entity i is female); kept."""
+        hit = self._formats.get(genders)
+        if hit is None:
+            head, slots = self._plan or self.compile_plan()
+            out = [_literal(head)]
+            for ent, forms, tail in slots:
+                out.append(f"{{{ent}}}" if forms is None else _literal(forms[genders >> ent & 1]))
+                out.append(_literal(tail))
+            hit = self._formats[genders] = "".join(out)
+        return hit
+
     def fits(self, head_gender: str) -> bool:
         """Whether the template may render a clause whose first entity has ``head_gender``."""
         return self.gender == "any" or self.gender == head_gender
+
+
+def _literal(text: str) -> str:
+    """Text as a literal part of a ``str.format`` string."""
+    return text.replace("{", "{{").replace("}", "}}")
 
 
 def template_id(clause: tuple[str, ...], gender: str, text: str) -> str:
@@ -120,6 +139,7 @@ class Bank:
         self._choices: dict[tuple[tuple[str, ...], str], list[Template]] = {}
         self.covers: dict[tuple, tuple] = {}  # cover tables of clutrr.render.stitching.sample_cover
         self._own: dict[tuple[tuple[str, ...], str], bool] = {}
+        self.own_spans: dict[tuple, tuple] = {}  # text measures of clutrr.render.measures.TextTally, per chain
         self._ids: dict[tuple[tuple[str, ...], str], frozenset[str]] = {}
         self._by_id: dict[str, Template] | None = None
 

@@ -14,7 +14,6 @@ import numpy as np
 import yaml
 
 from clutrr.core.chainer import Chain, backward_chain, present_targets, target_pairs
-from clutrr.core.records import StoryRow
 from clutrr.core.entailment import chain_entailment, relations_closed, story_closure
 from clutrr.errors import UsageError
 from clutrr.core.family import Family, FamilyConfig, sample_family
@@ -27,10 +26,11 @@ from clutrr.core.padding import with_surnames
 from clutrr.core.soundness import check_sound
 from clutrr.core.vocabulary import WordMask, load_vocabulary, reachable_targets, vocabulary_names, word_mask
 from clutrr.render.placement import parse_depth
-from clutrr.render.stitching import Piece, render_path
+from clutrr.render.stitching import PathPlan, Piece, path_plan, render_plan
 from clutrr.render.bank_files import load_bank
 from clutrr.render.templates import Bank
 from clutrr.render.usable import split_banks
+from clutrr.story.example import Example
 from clutrr.story.long_context import MAX_CONTEXT_WORDS, Padding, pad_story
 
 MAX_K = 30
@@ -95,17 +95,6 @@ class GeneratorConfig:
         except ValueError as exc:
             raise UsageError(str(exc)) from None
         _kb(self)
-
-
-@dataclass
-class Example:
-    """A generated example: the CSV row, its typed JSON record, and facts for checking."""
-
-    row: StoryRow
-    record: dict
-    chain: Chain
-    noise: list[tuple[str, list[tuple[int, int, int]]]]
-    family: Family
 
 
 def stable_hash(*parts: object, size: int = 8) -> int:
@@ -190,9 +179,6 @@ def _split_banks(source: str, template_split: bool, seed: int, kb_name: str,
     return tuple(zip(SPLITS, parts))
 
 
-_FAMILY_CACHE: dict[tuple, Family] = {}
-
-
 def _family_config(config: GeneratorConfig, k: int) -> FamilyConfig:
     """Long chains need room: from LARGE_FAMILY_K on, families have at least 4 generations."""
     if k >= LARGE_FAMILY_K and config.family.generations < 4:
@@ -200,15 +186,15 @@ def _family_config(config: GeneratorConfig, k: int) -> FamilyConfig:
     return config.family
 
 
-def _family(config: GeneratorConfig, kb: KB, key: tuple, k: int) -> Family:
-    fc = _family_config(config, k)
-    cache_key = (config.kb, fc, *key)
-    fam = _FAMILY_CACHE.get(cache_key)
+def _family(ctx: _Context, key: tuple) -> Family:
+    """The family of ``key`` (a block's, or one index's), sampled from its own seeded source;
+    the last few are kept (the indices of a block share their families)."""
+    fam = ctx.families.get(key)
     if fam is None:
-        fam = sample_family(fc, kb, random.Random(stable_hash("family", *key)))
-        if len(_FAMILY_CACHE) > 16:
-            _FAMILY_CACHE.clear()
-        _FAMILY_CACHE[cache_key] = fam
+        fam = sample_family(ctx.family, ctx.kb, random.Random(stable_hash("family", *key)))
+        if len(ctx.families) > 16:
+            ctx.families.clear()
+        ctx.families[key] = fam
     return fam
 
 
@@ -293,7 +279,20 @@ class _Context:
     target_ok: WordMask
     targets: tuple[tuple[int, int], ...]  # target words offered at this k
     stated: tuple[tuple[int, int], ...]  # target words of memory queries (those one fact can state)
+    family: FamilyConfig  # what families of this k are sampled with
+    families: dict = field(default_factory=dict, compare=False)  # family key -> Family (the last few)
+    shapes: dict = field(default_factory=dict, compare=False)  # chain predicates and genders -> _Shape
 
+
+@dataclass(frozen=True)
+class _Shape:
+    """What a chain's predicates and its people's genders decide, worked out once per context."""
+
+    words: tuple[str, ...]  # the relation word of each fact
+    pattern: str
+    heldout: bool
+    heads: tuple[str, ...]  # the gender of each fact's first person
+    plan: PathPlan  # how the bank renders the chain
 
 @lru_cache(maxsize=64)
 def _context(config: GeneratorConfig, seed: int, split: str, k: int, noise: str) -> _Context:
@@ -302,7 +301,24 @@ def _context(config: GeneratorConfig, seed: int, split: str, k: int, noise: str)
     vocabulary = load_vocabulary(config.relations)
     allowed = None if vocabulary.edges is None else word_mask(kb, vocabulary.edges)
     return _Context(kb, banks(config, seed)[split], allowed, word_mask(kb, vocabulary.targets),
-                    offered_targets(config, k), offered_targets(config, 1) if config.query != "reasoning" else ())
+                    offered_targets(config, k), offered_targets(config, 1) if config.query != "reasoning" else (),
+                    _family_config(config, k))
+
+
+def _shape(ctx: _Context, config: GeneratorConfig, seed: int, chain: Chain, genders: list[int]) -> _Shape:
+    people = [genders[p] for p in chain.people]
+    key = (*chain.preds, *people)
+    hit = ctx.shapes.get(key)
+    if hit is None:
+        kb, k = ctx.kb, chain.k
+        words = tuple([kb.word(p, people[i + 1]) for i, p in enumerate(chain.preds)])
+        pattern = "-".join(words)
+        heads = tuple([GENDERS[g] for g in people[:-1]])
+        if len(ctx.shapes) >= 1 << 16:
+            ctx.shapes.clear()
+        hit = ctx.shapes[key] = _Shape(words, pattern, pattern_heldout(pattern, k, seed, config.holdout), heads,
+                                       path_plan(ctx.bank, words, heads, config.max_piece))
+    return hit
 
 
 def chains_per_family(k: int) -> int:
@@ -329,34 +345,34 @@ def make_example(
     else:
         want = _target_word(ctx.targets, seed, split, k, noise, nth)
     block = index // config.stories_per_family
+    tries_per_family = chains_per_family(k)
     for tries in range(MAX_ATTEMPTS):
         # the indices of a block share their families, so retries mostly hit the cache
-        fam_key = (seed, split, k, noise, block, tries) if attempt == 0 else (seed, split, k, noise, index, attempt, tries)
-        family = _family(config, kb, fam_key, k)
-        targets = present_targets(family)
+        family = _family(ctx, (seed, split, k, noise, block, tries) if attempt == 0 else
+                         (seed, split, k, noise, index, attempt, tries))
         if memory:  # the word asked is a stated fact's: chains likely to state it first, then any
             likely = chain_targets(kb, want[0], k) if tries < MAX_ATTEMPTS // 4 else None
-            targets = [(p, g) for p, g in targets if likely is None or p in likely]
+            targets = [(p, g) for p, g in present_targets(family) if likely is None or p in likely]
             if not targets:
                 continue
             pred, gender = rng.choice(targets)
         elif tries < MAX_ATTEMPTS // 2:
-            if want not in targets:
+            pairs = target_pairs(family, *want)
+            if not pairs:
                 continue
             pred, gender = want
         else:
-            targets = [(p, g) for p, g in targets if ctx.target_ok[p][g]]
+            targets = [(p, g) for p, g in present_targets(family) if ctx.target_ok[p][g]]
             if not targets:
                 continue
             pred, gender = rng.choice(targets)
         pairs = target_pairs(family, pred, gender)
-        for x, z in rng.sample(pairs, min(len(pairs), chains_per_family(k))):
+        for x, z in rng.sample(pairs, min(len(pairs), tries_per_family)):
             chain = backward_chain(family, kb, k, x, z, rng, ctx.allowed)
             if chain is None:
                 continue
-            pattern = "-".join(kb.predicates[p].words[family.genders[b]] for (_, p, b) in chain.facts())
-            heldout = pattern_heldout(pattern, k, seed, config.holdout)
-            if split == "train" and heldout:
+            shape = _shape(ctx, config, seed, chain, family.genders)
+            if split == "train" and shape.heldout:
                 continue
             noise_paths = add_noise(family, chain, noise, config.noise_facts, rng, ctx.allowed)
             if noise_paths is None:
@@ -367,36 +383,36 @@ def make_example(
                                     want if tries < MAX_ATTEMPTS // 2 else None, ctx.target_ok, rng)
                 if query is None:
                     continue
-            return _assemble(config, kb, ctx, family, chain, noise_paths, pattern, heldout, rng, query,
+            return _assemble(config, kb, ctx, family, chain, shape, noise_paths, rng, query,
                              k=k, noise=noise, seed=seed, index=index, split=split, attempt=attempt)
     raise GenerationError(f"no example for k={k}, noise={noise} after {MAX_ATTEMPTS} families")
 
 
-def _assemble(config, kb, ctx, family, chain, noise_paths, pattern, heldout, rng, query, *, k, noise, seed, index, split,
+def _assemble(config, kb, ctx, family, chain, shape, noise_paths, rng, query, *, k, noise, seed, index, split,
               attempt) -> Example:
     bank = ctx.bank
-    people = list(chain.people)
-    for _, facts in noise_paths:
-        for a, _, b in facts:
-            for p in (a, b):
-                if p not in people:
-                    people.append(p)
-    pos = {p: i for i, p in enumerate(people)}
-    genders = [family.genders[p] for p in people]
-    pools = load_names()
-    names = [""] * len(people)
-    for g in (0, 1):
-        idx = [i for i, gg in enumerate(genders) if gg == g]
-        for i, name in zip(idx, rng.sample(pools[GENDERS[g]], len(idx))):
-            names[i] = name
+    people = chain.people
+    edges: list[tuple[int, int, int, str]] = [(i, p, i + 1, "none") for i, p in enumerate(chain.preds)]
+    family_genders = family.genders
+    if noise_paths:
+        people = list(people)
+        for _, facts in noise_paths:
+            for a, _, b in facts:
+                for p in (a, b):
+                    if p not in people:
+                        people.append(p)
+    pos = {p: i for i, p in enumerate(people)} if noise_paths or query is not None else None
+    if noise_paths:
+        for kind, facts in noise_paths:
+            edges += [(pos[a], p, pos[b], kind) for a, p, b in facts]
+    genders = [family_genders[p] for p in people]
+    names = _names(genders, rng)
     if config.context_words:  # a stream of its own: the story is the same at every padded length
         context_rng = random.Random(stable_hash("context", seed, split, k, noise, index, attempt))
         names = with_surnames(names, context_rng)
-    edges: list[tuple[int, int, int, str]] = [(pos[a], p, pos[b], "none") for a, p, b in chain.facts()]
-    for kind, facts in noise_paths:
-        edges += [(pos[a], p, pos[b], kind) for a, p, b in facts]
-    preds = kb.predicates
-    words = [preds[p].words[genders[b]] for a, p, b, _ in edges]
+    words = list(shape.words)
+    if noise_paths:
+        words += [kb.word(p, genders[b]) for _, p, b, _ in edges[k:]]
 
     _check(kb, family, chain, edges, people)
     qa, qb, qpred = (0, k, chain.target) if query is None else (pos[query[0]], pos[query[2]], query[1])
@@ -404,71 +420,47 @@ def _assemble(config, kb, ctx, family, chain, noise_paths, pattern, heldout, rng
         check_retrieval(kb, [(a, p, b) for a, p, b, _ in edges], (qa, qpred, qb))
 
     used: set[str] = set()  # no template twice in one story
-
-    def render(edge_ids: list[int]) -> list[Piece]:
-        path = [edges[edge_ids[0]][0]] + [edges[e][2] for e in edge_ids]
-        return render_path(bank, edge_ids, path, [words[e] for e in edge_ids], names, genders, rng,
-                           config.max_piece, config.brackets, used)
-
-    chain_pieces = render(list(range(k)))
-    noise_pieces: list[Piece] = []
+    marks = [f"[{n}]" for n in names] if config.brackets else names
+    chain_pieces = render_plan(bank, shape.plan, range(k), range(k + 1), marks, genders, rng, used)
+    story_pieces = list(chain_pieces)
     start = k
     for _, facts in noise_paths:
-        noise_pieces += render(list(range(start, start + len(facts))))
-        start += len(facts)
-    story_pieces = chain_pieces + noise_pieces
+        stop = start + len(facts)
+        path = [edges[start][0]] + [edges[e][2] for e in range(start, stop)]
+        plan = path_plan(bank, tuple(words[start:stop]), tuple([GENDERS[genders[p]] for p in path[:-1]]),
+                         config.max_piece)
+        story_pieces += render_plan(bank, plan, range(start, stop), path, marks, genders, rng, used)
+        start = stop
     rng.shuffle(story_pieces)
     target_word = kb.word(qpred, genders[qb])
-    target_piece = render_path(bank, [-1], [qa, qb], [target_word], names, genders, rng, 1, config.brackets)[0]
+    target_plan = path_plan(bank, (target_word,), (GENDERS[genders[qa]],), 1)
+    target_piece = render_plan(bank, target_plan, (-1,), (qa, qb), marks, genders, rng, set())[0]
     task = MEMORY_TASK if query is not None else TASK_OF_NOISE[noise]
-    story = " ".join(p.text for p in story_pieces)
+    story = " ".join([p.text for p in story_pieces])
     context = None
     if config.context_words:
-        padding = Padding(config.context_words, config.depth, _family_config(config, k), ctx.allowed,
-                          config.max_piece, config.brackets)
+        padding = Padding(config.context_words, config.depth, ctx.family, ctx.allowed, config.max_piece,
+                          config.brackets)
         story, context = pad_story(kb, bank, padding, story_pieces, k, names, [(a, p, b) for a, p, b, _ in edges],
                                    (qa, qb), qpred, context_rng)
+    return Example(
+        kb, id=uuid4_text(stable_hash("id", seed, split, k, noise, index, attempt, size=16)), split=split, task=task,
+        k=k, noise_kind=noise, seed=seed, index=index, names=names, genders=genders, people=people, edges=edges,
+        words=words, query=(qa, qb), query_pred=qpred, target=target_word, pattern=shape.pattern,
+        heldout=shape.heldout, proof=chain.proof if query is None else [],  # a memory query's answer is stated
+        story=story, clean_pieces=chain_pieces, pieces=story_pieces, target_piece=target_piece, context=context,
+        chain=chain, noise=noise_paths, family=family)
 
-    def named(fact: tuple[int, int, int]) -> tuple[str, str, str]:
-        a, p, b = fact
-        return (names[pos[a]], preds[p].words[genders[pos[b]]], names[pos[b]])
 
-    proof = chain.proof if query is None else []  # a memory query's answer is stated, not derived
-    proof_state = [{named(goal): [named(f1), named(f2)]} for goal, f1, f2 in proof]
-    ident = uuid4_text(stable_hash("id", seed, split, k, noise, index, attempt, size=16))
-    row = StoryRow(
-        id=ident,
-        story=story,
-        query=(names[qa], names[qb]),
-        target=target_word,
-        clean_story=" ".join(p.text for p in chain_pieces),
-        proof_state=proof_state,
-        f_comb=pattern,
-        task_name=f"task_{task}.{k}",
-        story_edges=[(a, b) for a, _, b, _ in edges],
-        edge_types=words,
-        query_edge=(qa, qb),
-        genders=[(names[i], GENDERS[genders[i]]) for i in range(len(people))],
-        node_mapping={p: i for i, p in enumerate(people)},
-        task_split=split,
-        text_target=[target_piece.text],
-    )
-    record = {
-        "id": ident, "split": split, "task": task, "k": k, "noise": noise, "seed": seed, "index": index,
-        "people": [{"name": names[i], "gender": GENDERS[genders[i]]} for i in range(len(people))],
-        "edges": [{"head": a, "tail": b, "relation": words[i], "predicate": kb.predicates[p].name, "noise": kind}
-                  for i, (a, p, b, kind) in enumerate(edges)],
-        "query": [qa, qb], "target": target_word, "target_predicate": kb.predicates[qpred].name,
-        "pattern": pattern, "pattern_heldout": heldout,
-        "proof": [{"goal": list(named(g)), "rule": [kb.predicates[f1[1]].name, kb.predicates[f2[1]].name],
-                   "by": [list(named(f1)), list(named(f2))]} for g, f1, f2 in proof],
-        "story": row.story, "clean_story": row.clean_story, "text_target": row.text_target,
-        "pieces": [{"template": p.template_id, "edges": list(p.facts)} for p in story_pieces],
-        "target_template": target_piece.template_id,
-    }
-    if context is not None:
-        record["context"] = context
-    return Example(row, record, chain, noise_paths, family)
+def _names(genders: list[int], rng: random.Random) -> list[str]:
+    """Distinct first names of the given genders, drawn from the name lists."""
+    pools = load_names()
+    names = [""] * len(genders)
+    for g in (0, 1):
+        idx = [i for i, gg in enumerate(genders) if gg == g]
+        for i, name in zip(idx, rng.sample(pools[GENDERS[g]], len(idx))):
+            names[i] = name
+    return names
 
 
 def _check(kb: KB, family: Family, chain: Chain, edges: list, people: list[int]) -> None:

@@ -1,0 +1,114 @@
+"""A generated example and its two views, the JSON record and the CLUTRR CSV row.
+
+The generator keeps what it built (names, edges, pieces, proof) and makes each view on
+first use: a worker that writes only JSONL never builds the CSV row, and the writer reads
+the story, label and pattern of each row without building either.
+"""
+from __future__ import annotations
+
+from clutrr.core.chainer import Chain
+from clutrr.core.family import Family
+from clutrr.core.kb import GENDERS, KB
+from clutrr.core.records import StoryRow
+from clutrr.render.stitching import Piece
+
+Fact = tuple[int, int, int]
+
+
+class Example:
+    """A generated example: its JSON ``record`` and its CSV ``row`` (both made on first use),
+    and the family, chain and noise it was built from.
+
+    The fields the writer needs on every row (``story``, ``target``, ``pattern``,
+    ``heldout``, ``pieces``, ``words``, ``genders``, ``names``) are plain attributes.
+    """
+
+    __slots__ = ("kb", "id", "split", "task", "k", "noise_kind", "seed", "index", "names", "genders", "people",
+                 "edges", "words", "query", "query_pred", "target", "pattern", "heldout", "proof", "story",
+                 "clean_pieces", "pieces", "target_piece", "context", "chain", "noise", "family", "_record", "_row")
+
+    def __init__(self, kb: KB, *, id: str, split: str, task: int, k: int, noise_kind: str, seed: int, index: int,
+                 names: list[str], genders: list[int], people: list[int], edges: list[tuple[int, int, int, str]],
+                 words: list[str], query: tuple[int, int], query_pred: int, target: str, pattern: str,
+                 heldout: bool, proof: list[tuple[Fact, Fact, Fact]], story: str, clean_pieces: list[Piece],
+                 pieces: list[Piece], target_piece: Piece, context: dict | None, chain: Chain,
+                 noise: list[tuple[str, list[Fact]]], family: Family) -> None:
+        self.kb = kb
+        self.id, self.split, self.task, self.k, self.noise_kind = id, split, task, k, noise_kind
+        self.seed, self.index = seed, index
+        self.names, self.genders, self.people = names, genders, people  # people: family ids, in story order
+        self.edges, self.words = edges, words  # edges: (head, predicate, tail, noise kind) over story people
+        self.query, self.query_pred, self.target = query, query_pred, target
+        self.pattern, self.heldout, self.proof = pattern, heldout, proof  # proof over family ids
+        self.story, self.clean_pieces, self.pieces, self.target_piece = story, clean_pieces, pieces, target_piece
+        self.context = context
+        self.chain, self.noise, self.family = chain, noise, family
+        self._record: dict | None = None
+        self._row: StoryRow | None = None
+
+    def _namer(self):
+        """A function naming a fact over family ids: (head's name, relation word, tail's name)."""
+        names, genders, word = self.names, self.genders, self.kb.word
+        pos = {q: i for i, q in enumerate(self.people)}
+
+        def named(fact: Fact) -> tuple[str, str, str]:
+            a, p, b = pos[fact[0]], fact[1], pos[fact[2]]
+            return names[a], word(p, genders[b]), names[b]
+        return named
+
+    @property
+    def clean_story(self) -> str:
+        """The chain's pieces alone, in chain order."""
+        return " ".join(p.text for p in self.clean_pieces)
+
+    @property
+    def record(self) -> dict:
+        """The typed JSON record (the JSONL format; see :mod:`clutrr.io.schema`)."""
+        if self._record is None:
+            kb, names, genders = self.kb, self.names, self.genders
+            preds = kb.predicates
+            qa, qb = self.query
+            named = self._namer()
+            self._record = {
+                "id": self.id, "split": self.split, "task": self.task, "k": self.k, "noise": self.noise_kind,
+                "seed": self.seed, "index": self.index,
+                "people": [{"name": n, "gender": GENDERS[g]} for n, g in zip(names, genders)],
+                "edges": [{"head": a, "tail": b, "relation": self.words[i], "predicate": preds[p].name, "noise": kind}
+                          for i, (a, p, b, kind) in enumerate(self.edges)],
+                "query": [qa, qb], "target": self.target, "target_predicate": preds[self.query_pred].name,
+                "pattern": self.pattern, "pattern_heldout": self.heldout,
+                "proof": [{"goal": list(named(g)), "rule": [preds[f1[1]].name, preds[f2[1]].name],
+                           "by": [list(named(f1)), list(named(f2))]} for g, f1, f2 in self.proof],
+                "story": self.story, "clean_story": self.clean_story, "text_target": [self.target_piece.text],
+                "pieces": [{"template": p.template_id, "edges": list(p.facts)} for p in self.pieces],
+                "target_template": self.target_piece.template_id,
+            }
+            if self.context is not None:
+                self._record["context"] = self.context
+        return self._record
+
+    @property
+    def row(self) -> StoryRow:
+        """The CLUTRR CSV row."""
+        if self._row is None:
+            names, genders = self.names, self.genders
+            qa, qb = self.query
+            named = self._namer()
+            self._row = StoryRow(
+                id=self.id,
+                story=self.story,
+                query=(names[qa], names[qb]),
+                target=self.target,
+                clean_story=self.clean_story,
+                proof_state=[{named(goal): [named(f1), named(f2)]} for goal, f1, f2 in self.proof],
+                f_comb=self.pattern,
+                task_name=f"task_{self.task}.{self.k}",
+                story_edges=[(a, b) for a, _, b, _ in self.edges],
+                edge_types=self.words,
+                query_edge=(qa, qb),
+                genders=[(n, GENDERS[g]) for n, g in zip(names, genders)],
+                node_mapping={p: i for i, p in enumerate(self.people)},
+                task_split=self.split,
+                text_target=[self.target_piece.text],
+            )
+        return self._row
