@@ -36,20 +36,33 @@ class Chain:
         return [(self.people[i], p, self.people[i + 1]) for i, p in enumerate(self.preds)]
 
 
-def _word_pairs(family: Family) -> dict[tuple[int, int], list[tuple[int, int]]]:
-    """(predicate, gender of y) -> every pair (x, y) where y is x's predicate and nothing else,
-    row-major (x ascending, then y ascending); found for every word in one pass, once per family."""
+class WordPairs:
+    """A family's pairs (x, y) where y is x's predicate p and nothing else, grouped by the
+    word (p, gender of y): the pairs of a word are ``(xs[i], ys[i])`` for i in
+    ``range(start, start + count)`` with ``(start, count) = spans[word]``, row-major
+    (x ascending, then y ascending)."""
+
+    __slots__ = ("spans", "xs", "ys")
+
+    def __init__(self, family: Family) -> None:
+        ps, xs, ys = np.nonzero(family.masks & family.single_mask)
+        keys = ps * 2 + family.gender[ys]
+        order = np.argsort(keys, kind="stable")
+        words, starts, counts = np.unique(keys[order], return_index=True, return_counts=True)
+        self.spans = {(w >> 1, w & 1): (a, n) for w, a, n in zip(words.tolist(), starts.tolist(), counts.tolist())}
+        self.xs, self.ys = xs[order].tolist(), ys[order].tolist()
+
+    def pairs(self, word: tuple[int, int]) -> list[tuple[int, int]]:
+        """Every pair of the word."""
+        start, count = self.spans.get(word, (0, 0))
+        return list(zip(self.xs[start:start + count], self.ys[start:start + count]))
+
+
+def word_pairs(family: Family) -> WordPairs:
+    """The family's :class:`WordPairs`, found for every word in one pass, once per family."""
     hit = family.cache.get("pairs")
     if hit is None:
-        ps, xs, ys = np.nonzero(family.masks & family.single_mask)
-        hit = {}
-        for p, g, x, y in zip(ps.tolist(), family.gender[ys].tolist(), xs.tolist(), ys.tolist()):
-            pairs = hit.get((p, g))
-            if pairs is None:
-                hit[p, g] = [(x, y)]
-            else:
-                pairs.append((x, y))
-        family.cache["pairs"] = hit
+        hit = family.cache["pairs"] = WordPairs(family)
     return hit
 
 
@@ -57,13 +70,13 @@ def present_targets(family: Family) -> list[tuple[int, int]]:
     """(predicate, gender) word types held by at least one pair with a single relation."""
     hit = family.cache.get("targets")
     if hit is None:
-        hit = family.cache["targets"] = sorted(_word_pairs(family))
+        hit = family.cache["targets"] = sorted(word_pairs(family).spans)
     return hit
 
 
 def target_pairs(family: Family, pred: int, gender: int) -> list[tuple[int, int]]:
     """Every pair (x, z) where z is x's ``pred`` and nothing else, and z has ``gender``."""
-    return _word_pairs(family).get((pred, gender), [])
+    return word_pairs(family).pairs((pred, gender))
 
 
 def in_random_order(groups: tuple, rand) -> Iterator:

@@ -13,7 +13,8 @@ from functools import lru_cache
 import numpy as np
 import yaml
 
-from clutrr.core.chainer import Chain, backward_chain, present_targets, target_pairs
+from clutrr.core.chainer import Chain, backward_chain, present_targets, target_pairs, word_pairs
+from clutrr.core.draws import sample, sample_indices
 from clutrr.core.entailment import chain_entailment, relations_closed, story_closure
 from clutrr.errors import UsageError
 from clutrr.core.family import Family, FamilyConfig, sample_family
@@ -101,6 +102,21 @@ def stable_hash(*parts: object, size: int = 8) -> int:
     """A hash of ``size`` bytes of the parts' reprs, stable across processes and Python versions."""
     text = "\x1f".join(map(repr, parts))
     return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=size).digest(), "big")
+
+
+class _HashPrefix:
+    """:func:`stable_hash` of parts that start with the same few, with those hashed once."""
+
+    __slots__ = ("_state",)
+
+    def __init__(self, *parts: object, size: int = 8) -> None:
+        self._state = hashlib.blake2b(("\x1f".join(map(repr, parts)) + "\x1f").encode(), digest_size=size)
+
+    def __call__(self, *rest: object) -> int:
+        """``stable_hash(*parts, *rest)`` (``rest`` not empty)."""
+        h = self._state.copy()
+        h.update("\x1f".join(map(repr, rest)).encode())
+        return int.from_bytes(h.digest(), "big")
 
 
 def uuid4_text(n: int) -> str:
@@ -280,6 +296,8 @@ class _Context:
     targets: tuple[tuple[int, int], ...]  # target words offered at this k
     stated: tuple[tuple[int, int], ...]  # target words of memory queries (those one fact can state)
     family: FamilyConfig  # what families of this k are sampled with
+    example_hash: _HashPrefix  # stable_hash("example", seed, split, k, noise, ...)
+    id_hash: _HashPrefix  # stable_hash("id", seed, split, k, noise, ..., size=16)
     families: dict = field(default_factory=dict, compare=False)  # family key -> Family (the last few)
     shapes: dict = field(default_factory=dict, compare=False)  # chain predicates and genders -> _Shape
 
@@ -302,7 +320,8 @@ def _context(config: GeneratorConfig, seed: int, split: str, k: int, noise: str)
     allowed = None if vocabulary.edges is None else word_mask(kb, vocabulary.edges)
     return _Context(kb, banks(config, seed)[split], allowed, word_mask(kb, vocabulary.targets),
                     offered_targets(config, k), offered_targets(config, 1) if config.query != "reasoning" else (),
-                    _family_config(config, k))
+                    _family_config(config, k), _HashPrefix("example", seed, split, k, noise),
+                    _HashPrefix("id", seed, split, k, noise, size=16))
 
 
 def _shape(ctx: _Context, config: GeneratorConfig, seed: int, chain: Chain, genders: list[int]) -> _Shape:
@@ -337,7 +356,7 @@ def make_example(
     """
     ctx = _context(config, seed, split, k, noise)
     kb = ctx.kb
-    rng = random.Random(stable_hash("example", seed, split, k, noise, index, attempt))
+    rng = random.Random(ctx.example_hash(index, attempt))
     coin = stable_hash("mixed", seed, split, k, noise, index // 2) & 1 if config.query == "mixed" else 0
     memory, nth = row_kind(config.query, index, coin)
     if memory:
@@ -357,8 +376,7 @@ def make_example(
                 continue
             pred, gender = rng.choice(targets)
         elif tries < MAX_ATTEMPTS // 2:
-            pairs = target_pairs(family, *want)
-            if not pairs:
+            if want not in word_pairs(family).spans:
                 continue
             pred, gender = want
         else:
@@ -366,8 +384,10 @@ def make_example(
             if not targets:
                 continue
             pred, gender = rng.choice(targets)
-        pairs = target_pairs(family, pred, gender)
-        for x, z in rng.sample(pairs, min(len(pairs), tries_per_family)):
+        table = word_pairs(family)
+        start, count = table.spans.get((pred, gender), (0, 0))
+        for j in sample_indices(rng, count, min(count, tries_per_family)):
+            x, z = table.xs[start + j], table.ys[start + j]
             chain = backward_chain(family, kb, k, x, z, rng, ctx.allowed)
             if chain is None:
                 continue
@@ -444,7 +464,7 @@ def _assemble(config, kb, ctx, family, chain, shape, noise_paths, rng, query, *,
         story, context = pad_story(kb, bank, padding, story_pieces, k, names, [(a, p, b) for a, p, b, _ in edges],
                                    (qa, qb), qpred, context_rng)
     return Example(
-        kb, id=uuid4_text(stable_hash("id", seed, split, k, noise, index, attempt, size=16)), split=split, task=task,
+        kb, id=uuid4_text(ctx.id_hash(index, attempt)), split=split, task=task,
         k=k, noise_kind=noise, seed=seed, index=index, names=names, genders=genders, people=people, edges=edges,
         words=words, query=(qa, qb), query_pred=qpred, target=target_word, pattern=shape.pattern,
         heldout=shape.heldout, proof=chain.proof if query is None else [],  # a memory query's answer is stated
@@ -458,7 +478,7 @@ def _names(genders: list[int], rng: random.Random) -> list[str]:
     names = [""] * len(genders)
     for g in (0, 1):
         idx = [i for i, gg in enumerate(genders) if gg == g]
-        for i, name in zip(idx, rng.sample(pools[GENDERS[g]], len(idx))):
+        for i, name in zip(idx, sample(rng, pools[GENDERS[g]], len(idx))):
             names[i] = name
     return names
 

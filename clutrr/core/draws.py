@@ -1,0 +1,46 @@
+"""Random draws with the standard library's results and less overhead, for the generator's hot paths.
+
+:func:`sample_indices` makes exactly the ``getrandbits`` calls of ``random.Random.sample``
+(CPython 3.10 and later) and returns the positions it would pick, so callers can sample a
+population they never build as a list. ``tests/test_draws.py`` compares the two.
+"""
+from __future__ import annotations
+
+import random
+from typing import Sequence
+
+
+def sample_indices(rng: random.Random, n: int, k: int) -> list[int]:
+    """The positions ``rng.sample(population, k)`` picks from a population of ``n``, in order,
+    leaving ``rng`` in the same state."""
+    if k > 5:  # the standard library then sizes its set differently: let it draw
+        return rng.sample(range(n), k)
+    if not 0 <= k <= n:
+        raise ValueError("Sample larger than population or is negative")
+    getrandbits = rng.getrandbits
+    result = [0] * k
+    if n <= 21:  # the pool branch: a list of the positions not yet picked
+        pool = list(range(n))
+        for i in range(k):
+            m = n - i
+            bits = m.bit_length()
+            j = getrandbits(bits)
+            while j >= m:
+                j = getrandbits(bits)
+            result[i] = pool[j]
+            pool[j] = pool[m - 1]
+        return result
+    selected: set[int] = set()
+    bits = n.bit_length()
+    for i in range(k):
+        j = getrandbits(bits)
+        while j >= n or j in selected:
+            j = getrandbits(bits)
+        selected.add(j)
+        result[i] = j
+    return result
+
+
+def sample(rng: random.Random, population: Sequence, k: int) -> list:
+    """``rng.sample(population, k)``: the same draws and the same result."""
+    return [population[j] for j in sample_indices(rng, len(population), k)]

@@ -1,0 +1,23 @@
+"""The generator's own sampler makes the standard library's draws and picks."""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from clutrr.core.draws import sample, sample_indices
+
+
+def test_sample_matches_the_standard_library():
+    for seed in range(300):
+        for n in (1, 2, 5, 20, 21, 22, 40, 300):
+            for k in sorted({min(n, j) for j in (0, 1, 2, 4, 5, 6, 9)}):
+                ours, theirs = random.Random(seed), random.Random(seed)
+                population = [f"p{i}" for i in range(n)]
+                assert sample(ours, population, k) == theirs.sample(population, k), (seed, n, k)
+                assert ours.getstate() == theirs.getstate()
+
+
+def test_sample_indices_refuses_what_the_standard_library_refuses():
+    with pytest.raises(ValueError):
+        sample_indices(random.Random(0), 3, 4)
