@@ -7,19 +7,21 @@ population they never build as a list. ``tests/test_draws.py`` compares the two.
 from __future__ import annotations
 
 import random
+from math import ceil, log
 from typing import Sequence
 
 
 def sample_indices(rng: random.Random, n: int, k: int) -> list[int]:
     """The positions ``rng.sample(population, k)`` picks from a population of ``n``, in order,
     leaving ``rng`` in the same state."""
-    if k > 5:  # the standard library then sizes its set differently: let it draw
-        return rng.sample(range(n), k)
     if not 0 <= k <= n:
         raise ValueError("Sample larger than population or is negative")
     getrandbits = rng.getrandbits
     result = [0] * k
-    if n <= 21:  # the pool branch: a list of the positions not yet picked
+    setsize = 21
+    if k > 5:
+        setsize += 4 ** ceil(log(k * 3, 4))
+    if n <= setsize:  # the pool branch: a list of the positions not yet picked
         pool = list(range(n))
         for i in range(k):
             m = n - i

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import random
-from typing import NamedTuple
+from typing import NamedTuple, Sequence
 
 from clutrr.core.kb import GENDERS
 from clutrr.render.templates import Bank, Template
@@ -41,7 +41,7 @@ class PathPlan:
     at each position, the weighted count of covers from each position, the template ids of
     every valid multi-fact piece, and the templates of every valid piece."""
 
-    __slots__ = ("words", "heads", "longest", "valid", "count", "multi", "options")
+    __slots__ = ("words", "heads", "longest", "valid", "count", "multi", "fewest", "options")
 
     def __init__(self, bank: Bank, words: tuple[str, ...], heads: tuple[str, ...], longest: int,
                  used: set[str] | frozenset[str] = frozenset()) -> None:
@@ -68,11 +68,12 @@ class PathPlan:
         for i in range(n - 1, -1, -1):
             count[i] = sum(L * count[i + L] for L in self.valid[i])
         self.count = count
+        self.fewest = min(map(len, self.multi), default=0)  # templates of the multi-fact piece with fewest
 
     def cover(self, bank: Bank, rng: random.Random, used: set[str] | frozenset[str] = frozenset()) -> list[int]:
         """Piece lengths drawn as :func:`sample_cover` describes."""
         plan = self
-        if used and self.multi and _all_used(self.multi, used):
+        if self.multi and len(used) >= self.fewest and _all_used(self.multi, used):
             plan = PathPlan(bank, self.words, self.heads, self.longest, used)
         valid, count = plan.valid, plan.count
         n = len(valid)
@@ -83,9 +84,13 @@ class PathPlan:
             return [1] * n
         lengths = []
         i = 0
-        randrange = rng.randrange
+        getrandbits = rng.getrandbits
         while i < n:
-            pick = randrange(count[i])
+            m = count[i]  # rng.randrange(m), with its draws
+            bits = m.bit_length()
+            pick = getrandbits(bits)
+            while pick >= m:
+                pick = getrandbits(bits)
             for L in valid[i]:
                 if pick < L * count[i + L]:
                     lengths.append(L)
@@ -153,30 +158,43 @@ def render_path(
     return render_plan(bank, plan, edges, people, marks, genders, rng, set() if used is None else used)
 
 
-def render_plan(bank: Bank, plan: PathPlan, edges: list[int], people: list[int], marks: list[str],
+def render_plan(bank: Bank, plan: PathPlan, edges: Sequence[int], people: Sequence[int], marks: list[str],
                 genders: list[int], rng: random.Random, used: set[str]) -> list[Piece]:
     """:func:`render_path` for a path whose plan is known, with each person's ``marks`` (their
     name as it appears in the story) made beforehand."""
-    lengths = plan.cover(bank, rng, used)
-    choose = rng.choice
+    count = plan.count
+    lengths = [1] * len(count[1:]) if count[0] == 1 and not plan.multi else plan.cover(bank, rng, used)
+    getrandbits = rng.getrandbits
     options = plan.options
     pieces = []
     i = 0
     for L in lengths:
         ts = options[i][L - 1]
-        template = choose(ts)
+        n = len(ts)  # rng.choice(ts), with its draws
+        bits = n.bit_length()
+        j = getrandbits(bits)
+        while j >= n:
+            j = getrandbits(bits)
+        template = ts[j]
         tid = template.id
         if tid in used:
             fresh = [t for t in ts if t.id not in used]
             if fresh:
-                template = choose(fresh)
+                template = rng.choice(fresh)
                 tid = template.id
         used.add(tid)
-        ents = people[i:i + L + 1]
-        mask = 0
-        for j, e in enumerate(ents):
-            mask |= genders[e] << j
-        pieces.append(Piece(template.format_string(mask).format(*[marks[e] for e in ents]), tid,
-                            tuple(edges[i:i + L])))
+        if L == 1:
+            a, b = people[i], people[i + 1]
+            mask = genders[a] | genders[b] << 1
+            text = (template.formats[mask] or template.format_string(mask)).format(marks[a], marks[b])
+            facts: tuple[int, ...] = (edges[i],)
+        else:
+            ents = people[i:i + L + 1]
+            mask = 0
+            for j, e in enumerate(ents):
+                mask |= genders[e] << j
+            text = (template.formats[mask] or template.format_string(mask)).format(*[marks[e] for e in ents])
+            facts = tuple(edges[i:i + L])
+        pieces.append(Piece(text, tid, facts))
         i += L
     return pieces

@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 import yaml
@@ -57,7 +58,6 @@ class Template:
     source: str
     parts: tuple = field(default=(), compare=False, repr=False)
     _plan: tuple = field(default=(), compare=False, repr=False)
-    _formats: dict = field(default_factory=dict, compare=False, repr=False)
 
     def compiled(self) -> tuple:
         """The text as rendered (:func:`~clutrr.render.normalise.normalise`: end punctuation
@@ -92,18 +92,22 @@ class Template:
             out.append(tail)
         return "".join(out)
 
+    @cached_property
+    def formats(self) -> list[str | None]:
+        """:meth:`render` as ``str.format`` strings of the entities' names (``{0}`` for A, ...),
+        one for each way of gendering the clause's entities (``formats[g]`` when bit i of g says
+        entity i is female), each made on first use by :meth:`format_string` (None before)."""
+        return [None] * (1 << (len(self.clause) + 1))
+
     def format_string(self, genders: int) -> str:
-        """:meth:`render` as a ``str.format`` string of the entities' names (``{0}`` for A, ...),
-        for entities whose genders are the bits of ``genders`` (bit i: entity i is female); kept."""
-        hit = self._formats.get(genders)
-        if hit is None:
-            head, slots = self._plan or self.compile_plan()
-            out = [_literal(head)]
-            for ent, forms, tail in slots:
-                out.append(f"{{{ent}}}" if forms is None else _literal(forms[genders >> ent & 1]))
-                out.append(_literal(tail))
-            hit = self._formats[genders] = "".join(out)
-        return hit
+        """``formats[genders]``, made now if it was not yet."""
+        head, slots = self._plan or self.compile_plan()
+        parts = [_literal(head)]
+        for ent, forms, tail in slots:
+            parts.append(f"{{{ent}}}" if forms is None else _literal(forms[genders >> ent & 1]))
+            parts.append(_literal(tail))
+        text = self.formats[genders] = "".join(parts)
+        return text
 
     def fits(self, head_gender: str) -> bool:
         """Whether the template may render a clause whose first entity has ``head_gender``."""
