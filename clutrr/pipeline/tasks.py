@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from clutrr.story.generator import GenerationError, GeneratorConfig, banks, make_example, pattern_heldout
 from clutrr.story.long_context import context_counts
-from clutrr.core.kb import GENDERS, load_kb
+from clutrr.core.kb import load_kb
 from clutrr.io.csv_format import csv_line, row_fields
 from clutrr.io.rows import Task, TaskResult, json_line, story_hash
 from clutrr.io.shards import LogicalFile
@@ -78,9 +78,7 @@ def run_task(ctx: TaskContext, task: Task) -> TaskResult:
             out.records.append(ex.record)
         out.hashes.append(story_hash(ex.story))
         tally = tally or TextTally(banks(ctx.config, ctx.seed))
-        pieces = ex.pieces
-        tally.add_story(f.split, k, [p.template_id for p in pieces], [p.facts for p in pieces], tuple(ex.words[:k]),
-                        tuple([GENDERS[ex.genders[a]] for a, _, _, _ in ex.edges[:k]]), ex.story, ex.names)
+        tally.add_story(f.split, k, ex.pieces, ex.chain_words, ex.chain_heads, ex.story, ex.names)
         if ctx.config.context_words:
             add_counts(padded, context_counts(ex.context))
         out.labels[ex.target] += 1

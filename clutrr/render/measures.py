@@ -12,6 +12,7 @@ tokenised whole.
 from __future__ import annotations
 
 from clutrr.render.statements import self_possessives, tokenize
+from clutrr.render.stitching import Piece
 from clutrr.render.templates import Bank, Template
 
 MULTI_FACT_KS = range(4, 11)
@@ -79,18 +80,18 @@ class TextTally:
     def add(self, rec: dict) -> None:
         """Count one story record."""
         k, people, edges = rec["k"], rec["people"], rec["edges"]
-        pieces = rec["pieces"]
-        self.add_story(rec["split"], k, [p["template"] for p in pieces], [p["edges"] for p in pieces],
-                       tuple(edges[i]["relation"] for i in range(k)),
+        pieces = [Piece("", p["template"], tuple(p["edges"])) for p in rec["pieces"]]
+        self.add_story(rec["split"], k, pieces, tuple(edges[i]["relation"] for i in range(k)),
                        tuple(people[edges[i]["head"]]["gender"] for i in range(k)),
                        rec["story"], [p["name"] for p in people])
 
-    def add_story(self, split: str, k: int, ids: list[str], piece_edges: list, words: tuple[str, ...],
-                  heads: tuple[str, ...], story: str, people: list[str]) -> None:
-        """Count one story: its pieces' template ids and edges (story order), its chain's
+    def add_story(self, split: str, k: int, pieces: list[Piece], words: tuple[str, ...], heads: tuple[str, ...],
+                  story: str, people: list[str]) -> None:
+        """Count one story: its pieces (story order; their text is not read), its chain's
         relation words and the genders of each chain fact's first person, its text and its
         people's names (read only for a template the banks lack)."""
         bank = self.banks[split]
+        ids = [p.template_id for p in pieces]
         self.stories += 1
         self.self_possessive += self._self_possessive(split, ids, story, people)
         self.reused += len(set(ids)) < len(ids)
@@ -99,7 +100,7 @@ class TextTally:
         if fallback:
             self.fallback_pieces += sum(i in fallback for i in ids)
         if k in MULTI_FACT_KS:
-            for edges in piece_edges:
+            for _, _, edges in pieces:
                 chain = [e for e in edges if e < k]
                 self.chain_facts += len(chain)
                 if len(edges) > 1:

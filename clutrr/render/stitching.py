@@ -198,3 +198,21 @@ def render_plan(bank: Bank, plan: PathPlan, edges: Sequence[int], people: Sequen
         pieces.append(Piece(text, tid, facts))
         i += L
     return pieces
+
+
+def render_fact(bank: Bank, word: str, head: int, tail: int, marks: list[str], genders: list[int],
+                rng: random.Random, edge: int = -1) -> Piece:
+    """One fact alone ("tail is head's word"), as :func:`render_path` renders a path of one
+    fact with no template used yet (the same draws); ``edge`` is its edge index."""
+    ts = bank.choices((word,), GENDERS[genders[head]])
+    if not ts:
+        raise NoCoverError(f"no template covers the relation word(s) {[word]}")
+    n = len(ts)  # rng.choice(ts), with its draws
+    bits = n.bit_length()
+    j = rng.getrandbits(bits)
+    while j >= n:
+        j = rng.getrandbits(bits)
+    template = ts[j]
+    mask = genders[head] | genders[tail] << 1
+    text = (template.formats[mask] or template.format_string(mask)).format(marks[head], marks[tail])
+    return Piece(text, template.id, (edge,))

@@ -20,24 +20,27 @@ class Example:
     and the family, chain and noise it was built from.
 
     The fields the writer needs on every row (``story``, ``target``, ``pattern``,
-    ``heldout``, ``pieces``, ``words``, ``genders``, ``names``) are plain attributes.
+    ``heldout``, ``pieces``, ``chain_words``, ``chain_heads``, ``names``) are plain attributes.
     """
 
     __slots__ = ("kb", "id", "split", "task", "k", "noise_kind", "seed", "index", "names", "genders", "people",
-                 "edges", "words", "query", "query_pred", "target", "pattern", "heldout", "proof", "story",
-                 "clean_pieces", "pieces", "target_piece", "context", "chain", "noise", "family", "_record", "_row")
+                 "edges", "words", "chain_words", "chain_heads", "query", "query_pred", "target", "pattern", "heldout",
+                 "proof", "story", "clean_pieces", "pieces", "target_piece", "context", "chain", "noise", "family",
+                 "_record", "_row")
 
     def __init__(self, kb: KB, *, id: str, split: str, task: int, k: int, noise_kind: str, seed: int, index: int,
                  names: list[str], genders: list[int], people: list[int], edges: list[tuple[int, int, int, str]],
-                 words: list[str], query: tuple[int, int], query_pred: int, target: str, pattern: str,
-                 heldout: bool, proof: list[tuple[Fact, Fact, Fact]], story: str, clean_pieces: list[Piece],
-                 pieces: list[Piece], target_piece: Piece, context: dict | None, chain: Chain,
-                 noise: list[tuple[str, list[Fact]]], family: Family) -> None:
+                 words: list[str], chain_words: tuple[str, ...], chain_heads: tuple[str, ...],
+                 query: tuple[int, int], query_pred: int, target: str, pattern: str, heldout: bool,
+                 proof: list[tuple[Fact, Fact, Fact]], story: str, clean_pieces: list[Piece], pieces: list[Piece],
+                 target_piece: Piece, context: dict | None, chain: Chain, noise: list[tuple[str, list[Fact]]],
+                 family: Family) -> None:
         self.kb = kb
         self.id, self.split, self.task, self.k, self.noise_kind = id, split, task, k, noise_kind
         self.seed, self.index = seed, index
         self.names, self.genders, self.people = names, genders, people  # people: family ids, in story order
         self.edges, self.words = edges, words  # edges: (head, predicate, tail, noise kind) over story people
+        self.chain_words, self.chain_heads = chain_words, chain_heads  # the chain's words and its facts' heads' genders
         self.query, self.query_pred, self.target = query, query_pred, target
         self.pattern, self.heldout, self.proof = pattern, heldout, proof  # proof over family ids
         self.story, self.clean_pieces, self.pieces, self.target_piece = story, clean_pieces, pieces, target_piece

@@ -14,7 +14,7 @@ import numpy as np
 import yaml
 
 from clutrr.core.chainer import Chain, backward_chain, present_targets, target_pairs, word_pairs
-from clutrr.core.draws import sample, sample_indices
+from clutrr.core.draws import sample_indices
 from clutrr.core.entailment import chain_entailment, relations_closed, story_closure
 from clutrr.errors import UsageError
 from clutrr.core.family import Family, FamilyConfig, sample_family
@@ -27,7 +27,7 @@ from clutrr.core.padding import with_surnames
 from clutrr.core.soundness import check_sound
 from clutrr.core.vocabulary import WordMask, load_vocabulary, reachable_targets, vocabulary_names, word_mask
 from clutrr.render.placement import parse_depth
-from clutrr.render.stitching import PathPlan, Piece, path_plan, render_plan
+from clutrr.render.stitching import PathPlan, Piece, path_plan, render_fact, render_plan
 from clutrr.render.bank_files import load_bank
 from clutrr.render.templates import Bank
 from clutrr.render.usable import split_banks
@@ -272,17 +272,24 @@ def relations_report(config: GeneratorConfig, ks: list[int]) -> dict:
     }
 
 
-@lru_cache(maxsize=256)
 def _target_order(seed: int, split: str, k: int, noise: str, block: int, n: int) -> tuple[int, ...]:
     order = list(range(n))
     random.Random(stable_hash("targets", seed, split, k, noise, block)).shuffle(order)
     return tuple(order)
 
 
-def _target_word(words: tuple[tuple[int, int], ...], seed: int, split: str, k: int, noise: str, index: int) -> tuple[int, int]:
-    """Stratified target: each block of len(words) indices uses every word once."""
+def _target_word(words: tuple[tuple[int, int], ...], seed: int, split: str, k: int, noise: str, index: int,
+                 orders: dict) -> tuple[int, int]:
+    """Stratified target: each block of len(words) indices uses every word once (in an order
+    seeded per block, kept in ``orders``)."""
     n = len(words)
-    return words[_target_order(seed, split, k, noise, index // n, n)[index % n]]
+    block = index // n
+    order = orders.get((noise, block))
+    if order is None:
+        if len(orders) > 1024:
+            orders.clear()
+        order = orders[noise, block] = _target_order(seed, split, k, noise, block, n)
+    return words[order[index % n]]
 
 
 @dataclass(frozen=True)
@@ -300,6 +307,7 @@ class _Context:
     id_hash: _HashPrefix  # stable_hash("id", seed, split, k, noise, ..., size=16)
     families: dict = field(default_factory=dict, compare=False)  # family key -> Family (the last few)
     shapes: dict = field(default_factory=dict, compare=False)  # chain predicates and genders -> _Shape
+    orders: dict = field(default_factory=dict, compare=False)  # target words' order per (kind, block)
 
 
 @dataclass(frozen=True)
@@ -340,6 +348,9 @@ def _shape(ctx: _Context, config: GeneratorConfig, seed: int, chain: Chain, gend
     return hit
 
 
+_LAST_CONTEXT: list[tuple] = [(None,) * 6]  # the last (config, seed, split, k, noise, context) asked for
+
+
 def chains_per_family(k: int) -> int:
     """How many chains (from distinct pairs) an example tries in one family before sampling another."""
     return max(CHAINS_PER_FAMILY, k)
@@ -354,15 +365,20 @@ def make_example(
     duplicate story). Raises UsageError for bad arguments, GenerationError if the family
     sampler never yields a chain (only with extreme family knobs).
     """
-    ctx = _context(config, seed, split, k, noise)
+    last = _LAST_CONTEXT[0]
+    if last[0] is config and last[1] == seed and last[2] == split and last[3] == k and last[4] == noise:
+        ctx = last[5]
+    else:
+        ctx = _context(config, seed, split, k, noise)
+        _LAST_CONTEXT[0] = (config, seed, split, k, noise, ctx)
     kb = ctx.kb
     rng = random.Random(ctx.example_hash(index, attempt))
     coin = stable_hash("mixed", seed, split, k, noise, index // 2) & 1 if config.query == "mixed" else 0
     memory, nth = row_kind(config.query, index, coin)
     if memory:
-        want = _target_word(ctx.stated, seed, split, k, f"{noise}/memory", nth)
+        want = _target_word(ctx.stated, seed, split, k, f"{noise}/memory", nth, ctx.orders)
     else:
-        want = _target_word(ctx.targets, seed, split, k, noise, nth)
+        want = _target_word(ctx.targets, seed, split, k, noise, nth, ctx.orders)
     block = index // config.stories_per_family
     tries_per_family = chains_per_family(k)
     for tries in range(MAX_ATTEMPTS):
@@ -453,8 +469,7 @@ def _assemble(config, kb, ctx, family, chain, shape, noise_paths, rng, query, *,
         start = stop
     rng.shuffle(story_pieces)
     target_word = kb.word(qpred, genders[qb])
-    target_plan = path_plan(bank, (target_word,), (GENDERS[genders[qa]],), 1)
-    target_piece = render_plan(bank, target_plan, (-1,), (qa, qb), marks, genders, rng, set())[0]
+    target_piece = render_fact(bank, target_word, qa, qb, marks, genders, rng)
     task = MEMORY_TASK if query is not None else TASK_OF_NOISE[noise]
     story = " ".join([p.text for p in story_pieces])
     context = None
@@ -466,7 +481,8 @@ def _assemble(config, kb, ctx, family, chain, shape, noise_paths, rng, query, *,
     return Example(
         kb, id=uuid4_text(ctx.id_hash(index, attempt)), split=split, task=task,
         k=k, noise_kind=noise, seed=seed, index=index, names=names, genders=genders, people=people, edges=edges,
-        words=words, query=(qa, qb), query_pred=qpred, target=target_word, pattern=shape.pattern,
+        words=words, chain_words=shape.words, chain_heads=shape.heads, query=(qa, qb), query_pred=qpred,
+        target=target_word, pattern=shape.pattern,
         heldout=shape.heldout, proof=chain.proof if query is None else [],  # a memory query's answer is stated
         story=story, clean_pieces=chain_pieces, pieces=story_pieces, target_piece=target_piece, context=context,
         chain=chain, noise=noise_paths, family=family)
@@ -478,8 +494,9 @@ def _names(genders: list[int], rng: random.Random) -> list[str]:
     names = [""] * len(genders)
     for g in (0, 1):
         idx = [i for i, gg in enumerate(genders) if gg == g]
-        for i, name in zip(idx, sample(rng, pools[GENDERS[g]], len(idx))):
-            names[i] = name
+        pool = pools[GENDERS[g]]
+        for i, j in zip(idx, sample_indices(rng, len(pool), len(idx))):
+            names[i] = pool[j]
     return names
 
 
@@ -504,8 +521,10 @@ def _check(kb: KB, family: Family, chain: Chain, edges: list, people: list[int])
     if family.relation(x, z) != chain.target or not _proof_derives(kb, chain):
         raise AssertionError("the chain's proof does not derive the query pair's one relation")
     if len(edges) > k or k > CYK_MAX_K:
+        if _family_closed(kb, family):
+            return
         ids = np.array(people)
-        if _family_closed(kb, family) or relations_closed(kb, family.masks[:, ids[:, None], ids]):
+        if relations_closed(kb, family.masks[:, ids[:, None], ids]):
             return
     target_bits = 1 << chain.target
     if _chain_entailment(kb, tuple(chain.preds)) != target_bits:
