@@ -45,11 +45,17 @@ class WordPairs:
     __slots__ = ("spans", "xs", "ys")
 
     def __init__(self, family: Family) -> None:
-        ps, xs, ys = np.nonzero(family.masks & family.single_mask)
+        n = family.size
+        cells = np.flatnonzero(family.single_mask)  # x * n + y, ascending: row-major
+        ps = family.only()[cells]
+        xs, ys = np.divmod(cells, n)
         keys = ps * 2 + family.gender[ys]
         order = np.argsort(keys, kind="stable")
-        words, starts, counts = np.unique(keys[order], return_index=True, return_counts=True)
-        self.spans = {(w >> 1, w & 1): (a, n) for w, a, n in zip(words.tolist(), starts.tolist(), counts.tolist())}
+        counts = np.bincount(keys, minlength=2).tolist()
+        starts = [0] * len(counts)
+        for w in range(1, len(counts)):
+            starts[w] = starts[w - 1] + counts[w - 1]
+        self.spans = {(w >> 1, w & 1): (starts[w], c) for w, c in enumerate(counts) if c}
         self.xs, self.ys = xs[order].tolist(), ys[order].tolist()
 
     def pairs(self, word: tuple[int, int]) -> list[tuple[int, int]]:

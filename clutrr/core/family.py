@@ -80,20 +80,25 @@ class Family:
         self.gender = np.array(genders, dtype=np.int8)
         parent = np.zeros((n, n), dtype=bool)
         married = np.zeros((n, n), dtype=bool)
-        for x, (f, m, s) in enumerate(zip(father, mother, spouse)):
-            if f >= 0:
-                parent[x, f] = parent[x, m] = True
-            if s >= 0:
-                married[x, s] = True
+        people = np.arange(n)
+        dads, mums, partners = np.array(father), np.array(mother), np.array(spouse)
+        has = dads >= 0
+        parent[people[has], dads[has]] = parent[people[has], mums[has]] = True
+        has = partners >= 0
+        married[people[has], partners[has]] = True
         self.masks = relation_masks(kb, parent, married)
         self.single_mask = self.masks.sum(axis=0, dtype=np.uint8) == 1
-        rows = bit_rows(np.concatenate([self.masks, self.single_mask[None]]))
-        self.rows = rows[:-1]
-        self.single = rows[-1]  # single[x]: the people who are exactly one relation of x
-        self.gender_bits = (sum(1 << i for i, g in enumerate(genders) if g == 0),
-                            sum(1 << i for i, g in enumerate(genders) if g == 1))
+        p = len(self.masks)
+        rows = bit_rows(np.concatenate([self.masks, self.single_mask[None], self.masks.transpose(0, 2, 1)]))
+        self.rows = rows[:p]
+        self.single = rows[p]  # single[x]: the people who are exactly one relation of x
+        female = 0
+        for i, g in enumerate(genders):
+            if g:
+                female |= 1 << i
+        self.gender_bits = (((1 << n) - 1) & ~female, female)
         self.cache: dict = {}  # per-family work shared by the stories of a block
-        self._cols: list[list[int]] | None = None
+        self._cols: list[list[int]] | None = rows[p + 1:]
         self._only: list[list[int]] | None = None  # [x][y]: the predicate of a single pair
 
     def __getstate__(self) -> dict:
@@ -111,8 +116,16 @@ class Family:
         if not self.single[x] >> y & 1:
             return -1
         if self._only is None:
-            self._only = self.masks.argmax(axis=0).tolist()
+            self._only = self.only().reshape(self.size, self.size).tolist()
         return self._only[x][y]
+
+    def only(self) -> np.ndarray:
+        """``only()[x, y]``: the predicate of y to x when exactly one holds (flattened: index
+        ``x * size + y``; meaningless elsewhere)."""
+        hit = self.cache.get("only")
+        if hit is None:
+            hit = self.cache["only"] = self.masks.argmax(axis=0).ravel()
+        return hit
 
     def row_bits(self, pred: int, x: int) -> int:
         """The people y with "y is x's pred", as an int bitset (bit y)."""

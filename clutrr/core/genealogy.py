@@ -139,21 +139,29 @@ class _Program:
         """Every predicate's matrix, stacked in KB order, from the primitive matrices."""
         n = parent.shape[0]
         eye = np.eye(n, dtype=bool)
+        others = ~eye
         slots = [parent, spouse, eye]
+        floats: dict[int, np.ndarray] = {}  # slot -> its float32 copy, for products
+
+        def as_float(i: int) -> np.ndarray:
+            hit = floats.get(i)
+            if hit is None:
+                hit = floats[i] = slots[i].astype(np.float32)
+            return hit
+
         for op, a, b in self.steps:
-            m = slots[a]
             if op == ".":
-                out = compose(m, slots[b])
+                out = compose(slots[a], slots[b], as_float(a), as_float(b))
             elif op == "~":
-                out = m.T
+                out = slots[a].T
             elif op == "|":
-                out = m | slots[b]
+                out = slots[a] | slots[b]
             elif op == "-":
-                out = m & ~slots[b]
+                out = slots[a] & ~slots[b]
             else:  # noself: nobody is their own relative
-                out = m & ~eye
+                out = slots[a] & others
             slots.append(out)
-        return np.stack([slots[i] for i in self.outputs]) if self.outputs else np.zeros((0, n, n), dtype=bool)
+        return np.array([slots[i] for i in self.outputs]) if self.outputs else np.zeros((0, n, n), dtype=bool)
 
 
 # OpenBLAS multiplies with one thread up to 65536 * 4 multiply-adds; above that its worker
@@ -161,13 +169,15 @@ class _Program:
 _SINGLE_THREAD_WORK = 65536 * 4
 
 
-def compose(first: np.ndarray, then: np.ndarray) -> np.ndarray:
+def compose(first: np.ndarray, then: np.ndarray, first_float: np.ndarray | None = None,
+            then_float: np.ndarray | None = None) -> np.ndarray:
     """Boolean relation product: ``out[x, z]`` when some y has ``first[x, y]`` and ``then[y, z]``.
 
     Float products are exact here (counts stay below 2**24); rows go in blocks small
-    enough for BLAS to stay on one thread.
+    enough for BLAS to stay on one thread. The float32 copies of the operands may be given.
     """
-    a, b = first.astype(np.float32), then.astype(np.float32)
+    a = first.astype(np.float32) if first_float is None else first_float
+    b = then.astype(np.float32) if then_float is None else then_float
     n, inner = a.shape
     step = max(1, _SINGLE_THREAD_WORK // max(1, inner * b.shape[1]))
     if step >= n:

@@ -40,6 +40,7 @@ CHAINS_PER_FAMILY = 4
 LARGE_FAMILY_K = 13
 PROBE_FAMILIES = 40
 FAMILY_CHECK_MAX = 64  # up to this size, checking a whole family once is cheaper than each story
+FAMILIES_KEPT = 16  # per context: the families of the last few blocks
 CYK_MAX_K = 8  # clean chains up to this length are checked by their CYK table instead
 SPLITS = ("train", "test")
 
@@ -205,12 +206,13 @@ def _family_config(config: GeneratorConfig, k: int) -> FamilyConfig:
 def _family(ctx: _Context, key: tuple) -> Family:
     """The family of ``key`` (a block's, or one index's), sampled from its own seeded source;
     the last few are kept (the indices of a block share their families)."""
-    fam = ctx.families.get(key)
+    families = ctx.families
+    fam = families.get(key)
     if fam is None:
         fam = sample_family(ctx.family, ctx.kb, random.Random(stable_hash("family", *key)))
-        if len(ctx.families) > 16:
-            ctx.families.clear()
-        ctx.families[key] = fam
+        if len(families) >= FAMILIES_KEPT:
+            del families[next(iter(families))]  # the oldest
+        families[key] = fam
     return fam
 
 
