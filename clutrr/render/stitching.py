@@ -24,14 +24,6 @@ def _open(templates: list[Template], used: set[str] | frozenset[str]) -> bool:
     return any(t.id not in used for t in templates)
 
 
-def _all_used(multi: list[frozenset[str]], used: set[str]) -> bool:
-    """Whether every template of some multi-fact piece (its ids in ``multi``) is in ``used``."""
-    for ids in multi:
-        if ids <= used:
-            return True
-    return False
-
-
 COVER_CACHE = 20_000  # path plans kept per bank (one per words and head genders)
 
 
@@ -41,7 +33,7 @@ class PathPlan:
     at each position, the weighted count of covers from each position, the template ids of
     every valid multi-fact piece, and the templates of every valid piece."""
 
-    __slots__ = ("words", "heads", "longest", "valid", "count", "multi", "fewest", "options")
+    __slots__ = ("words", "heads", "longest", "valid", "count", "multi", "multi_of", "options")
 
     def __init__(self, bank: Bank, words: tuple[str, ...], heads: tuple[str, ...], longest: int,
                  used: set[str] | frozenset[str] = frozenset()) -> None:
@@ -68,12 +60,25 @@ class PathPlan:
         for i in range(n - 1, -1, -1):
             count[i] = sum(L * count[i + L] for L in self.valid[i])
         self.count = count
-        self.fewest = min(map(len, self.multi), default=0)  # templates of the multi-fact piece with fewest
+        self.multi_of: dict[str, list[frozenset[str]]] = {}  # template id -> the multi-fact pieces it may render
+        for ids in self.multi:
+            for tid in ids:
+                self.multi_of.setdefault(tid, []).append(ids)
+
+    def exhausted(self, used: set[str] | frozenset[str]) -> bool:
+        """Whether ``used`` holds every template of one of the plan's multi-fact pieces."""
+        multi_of = self.multi_of
+        if multi_of:
+            for tid in used:
+                for ids in multi_of.get(tid, ()):
+                    if ids <= used:
+                        return True
+        return False
 
     def cover(self, bank: Bank, rng: random.Random, used: set[str] | frozenset[str] = frozenset()) -> list[int]:
         """Piece lengths drawn as :func:`sample_cover` describes."""
         plan = self
-        if self.multi and len(used) >= self.fewest and _all_used(self.multi, used):
+        if used and self.exhausted(used):
             plan = PathPlan(bank, self.words, self.heads, self.longest, used)
         valid, count = plan.valid, plan.count
         n = len(valid)
