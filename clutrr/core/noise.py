@@ -52,12 +52,14 @@ class _Walker:
         """A path of ``steps`` facts from ``start`` avoiding ``used``, and the people it used."""
         facts: list[Fact] = []
         a = start
-        relation = self.family.relation
+        relation, out, rand = self.family.relation, self.out, self.rand
         for _ in range(steps):
-            options = self.out[a] & ~used
+            options = out[a] & ~used
             if not options:
                 return None
-            b = random_bit(options, self.rand)
+            for _ in range(int(rand() * options.bit_count())):  # random_bit(options, rand)
+                options &= options - 1
+            b = (options & -options).bit_length() - 1
             facts.append((a, relation(a, b), b))
             used |= 1 << b
             a = b

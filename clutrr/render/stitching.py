@@ -16,6 +16,9 @@ class Piece(NamedTuple):
     facts: tuple[int, ...]
 
 
+_piece = tuple.__new__  # Piece(text, id, facts) without the Python-level constructor
+
+
 class NoCoverError(ValueError):
     """No cover of the path by templates exists (a relation word has no 1-fact template)."""
 
@@ -33,7 +36,7 @@ class PathPlan:
     at each position, the weighted count of covers from each position, the template ids of
     every valid multi-fact piece, and the templates of every valid piece."""
 
-    __slots__ = ("words", "heads", "longest", "valid", "count", "multi", "multi_of", "options")
+    __slots__ = ("words", "heads", "longest", "valid", "count", "multi", "multi_of", "options", "ones")
 
     def __init__(self, bank: Bank, words: tuple[str, ...], heads: tuple[str, ...], longest: int,
                  used: set[str] | frozenset[str] = frozenset()) -> None:
@@ -60,6 +63,8 @@ class PathPlan:
         for i in range(n - 1, -1, -1):
             count[i] = sum(L * count[i + L] for L in self.valid[i])
         self.count = count
+        # the one cover when every piece must be one fact, drawn without the random source
+        self.ones = [1] * n if count[0] == 1 and not self.multi else None
         self.multi_of: dict[str, list[frozenset[str]]] = {}  # template id -> the multi-fact pieces it may render
         for ids in self.multi:
             for tid in ids:
@@ -167,8 +172,7 @@ def render_plan(bank: Bank, plan: PathPlan, edges: Sequence[int], people: Sequen
                 genders: list[int], rng: random.Random, used: set[str]) -> list[Piece]:
     """:func:`render_path` for a path whose plan is known, with each person's ``marks`` (their
     name as it appears in the story) made beforehand."""
-    count = plan.count
-    lengths = [1] * len(count[1:]) if count[0] == 1 and not plan.multi else plan.cover(bank, rng, used)
+    lengths = plan.ones or plan.cover(bank, rng, used)
     getrandbits = rng.getrandbits
     options = plan.options
     pieces = []
@@ -200,7 +204,7 @@ def render_plan(bank: Bank, plan: PathPlan, edges: Sequence[int], people: Sequen
                 mask |= genders[e] << j
             text = (template.formats[mask] or template.format_string(mask)).format(*[marks[e] for e in ents])
             facts = tuple(edges[i:i + L])
-        pieces.append(Piece(text, tid, facts))
+        pieces.append(_piece(Piece, (text, tid, facts)))
         i += L
     return pieces
 
