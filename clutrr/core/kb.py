@@ -68,6 +68,7 @@ class KB:
 
     def __post_init__(self) -> None:
         self.index = {p.name: p.index for p in self.predicates}
+        self.pred_names = [p.name for p in self.predicates]  # by index
         self.word_index: dict[str, tuple[int, int]] = {}
         for p in self.predicates:
             for g, w in enumerate(p.words):

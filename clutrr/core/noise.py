@@ -84,6 +84,8 @@ class _Walker:
                 a = head[-1][2] if head else u
                 options = self.out[a] & self.into[v] & ~used
                 if not options:
+                    if n == 2:  # no walk to vary: the next tries would draw nothing and fail the same way
+                        break
                     continue
                 last = random_bit(options, self.rand)
                 self.used = used | 1 << last

@@ -7,6 +7,7 @@ context every task shares (:class:`TaskContext`) is small and shipped with each 
 from __future__ import annotations
 
 import os
+from collections import Counter
 from dataclasses import dataclass
 
 from clutrr.story.generator import GenerationError, GeneratorConfig, banks, make_example, pattern_heldout
@@ -64,28 +65,36 @@ def run_task(ctx: TaskContext, task: Task) -> TaskResult:
     tally = None  # made after the first example, so a bad KB is reported as such
     padded: dict = {}  # counts of the padded stories' context records
     attempts = task.attempts or (0,) * len(task.positions)
+    config, seed, noise, split = ctx.config, ctx.seed, f.noise, f.split
+    csv, jsonl, parquet = (fmt in ctx.formats for fmt in ("csv", "jsonl", "parquet"))
+    targets: list[str] = []
+    patterns: list[tuple[str, int]] = []
     for pos, attempt in zip(task.positions, attempts):
         k, index = f.example_of(pos)
         try:
-            ex = make_example(ctx.config, k, f.noise, ctx.seed, index, f.split, attempt)
+            ex = make_example(config, k, noise, seed, index, split, attempt)
         except GenerationError:
-            raise RowFailure(k, f.noise, f.split) from None
-        if "csv" in ctx.formats:
+            raise RowFailure(k, noise, split) from None
+        if csv:
             out.csv.append(csv_line([pos, *row_fields(ex.row)]).encode())
-        if "jsonl" in ctx.formats:
+        if jsonl:
             out.jsonl.append(json_line(ex.record))
-        if "parquet" in ctx.formats:
+        if parquet:
             out.records.append(ex.record)
         out.hashes.append(story_hash(ex.story))
-        tally = tally or TextTally(banks(ctx.config, ctx.seed))
-        tally.add_story(f.split, k, ex.pieces, ex.chain_words, ex.chain_heads, ex.story, ex.names)
-        if ctx.config.context_words:
+        if tally is None:
+            tally = TextTally(banks(config, seed))
+        tally.add_story(split, k, ex.pieces, ex.chain_words, ex.chain_heads, ex.story, ex.names)
+        if config.context_words:
             add_counts(padded, context_counts(ex.context))
-        out.labels[ex.target] += 1
+        targets.append(ex.target)
+        patterns.append((ex.pattern, k))
         out.heldout += ex.heldout
-        out.patterns[ex.pattern] += 1
+    out.labels.update(targets)
+    for (pattern, k), n in Counter(patterns).items():
+        out.patterns[pattern] += n
         # checked independently of the generator's own flag
-        out.heldout_in_train += f.split == "train" and pattern_heldout(ex.pattern, k, ctx.seed, ctx.config.holdout)
+        out.heldout_in_train += n * (split == "train" and pattern_heldout(pattern, k, seed, config.holdout))
     out.text = {**(tally_counts(tally) if tally else {}), **padded}
     return out
 

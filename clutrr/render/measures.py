@@ -91,10 +91,19 @@ class TextTally:
         relation words and the genders of each chain fact's first person, its text and its
         people's names (read only for a template the banks lack)."""
         bank = self.banks[split]
-        ids = [p.template_id for p in pieces]
+        ids = [p[1] for p in pieces]
         self.stories += 1
-        self.self_possessive += self._self_possessive(split, ids, story, people)
-        self.reused += len(set(ids)) < len(ids)
+        flags = _SELF_POSSESSIVE
+        for i in ids:
+            flag = flags.get(i)
+            if flag is None:  # a template not yet flagged (or unknown to the banks)
+                self.self_possessive += self._self_possessive(split, ids, story, people)
+                break
+            if flag:
+                self.self_possessive += 1
+                break
+        if len(set(ids)) < len(ids):
+            self.reused += 1
         self.pieces += len(ids)
         fallback = bank.fallback_ids
         if fallback:

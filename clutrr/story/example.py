@@ -62,29 +62,30 @@ class Example:
     @property
     def clean_story(self) -> str:
         """The chain's pieces alone, in chain order."""
-        return " ".join(p.text for p in self.clean_pieces)
+        return " ".join([p[0] for p in self.clean_pieces])
 
     @property
     def record(self) -> dict:
         """The typed JSON record (the JSONL format; see :mod:`clutrr.io.schema`)."""
         if self._record is None:
-            kb, names, genders = self.kb, self.names, self.genders
-            preds = kb.predicates
+            names, words, pred_names = self.names, self.words, self.kb.pred_names
             qa, qb = self.query
-            named = self._namer()
+            proof = []
+            if self.proof:
+                named = self._namer()
+                proof = [{"goal": list(named(g)), "rule": [pred_names[f1[1]], pred_names[f2[1]]],
+                          "by": [list(named(f1)), list(named(f2))]} for g, f1, f2 in self.proof]
             self._record = {
                 "id": self.id, "split": self.split, "task": self.task, "k": self.k, "noise": self.noise_kind,
                 "seed": self.seed, "index": self.index,
-                "people": [{"name": n, "gender": GENDERS[g]} for n, g in zip(names, genders)],
-                "edges": [{"head": a, "tail": b, "relation": self.words[i], "predicate": preds[p].name, "noise": kind}
-                          for i, (a, p, b, kind) in enumerate(self.edges)],
-                "query": [qa, qb], "target": self.target, "target_predicate": preds[self.query_pred].name,
-                "pattern": self.pattern, "pattern_heldout": self.heldout,
-                "proof": [{"goal": list(named(g)), "rule": [preds[f1[1]].name, preds[f2[1]].name],
-                           "by": [list(named(f1)), list(named(f2))]} for g, f1, f2 in self.proof],
-                "story": self.story, "clean_story": self.clean_story, "text_target": [self.target_piece.text],
-                "pieces": [{"template": p.template_id, "edges": list(p.facts)} for p in self.pieces],
-                "target_template": self.target_piece.template_id,
+                "people": [{"name": n, "gender": GENDERS[g]} for n, g in zip(names, self.genders)],
+                "edges": [{"head": a, "tail": b, "relation": w, "predicate": pred_names[p], "noise": kind}
+                          for (a, p, b, kind), w in zip(self.edges, words)],
+                "query": [qa, qb], "target": self.target, "target_predicate": pred_names[self.query_pred],
+                "pattern": self.pattern, "pattern_heldout": self.heldout, "proof": proof,
+                "story": self.story, "clean_story": self.clean_story, "text_target": [self.target_piece[0]],
+                "pieces": [{"template": p[1], "edges": list(p[2])} for p in self.pieces],
+                "target_template": self.target_piece[1],
             }
             if self.context is not None:
                 self._record["context"] = self.context
