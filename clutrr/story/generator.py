@@ -432,25 +432,35 @@ def _assemble(config, kb, ctx, family, chain, shape, noise_paths, rng, query, *,
     people = chain.people
     edges: list[tuple[int, int, int, str]] = [(i, p, i + 1, "none") for i, p in enumerate(chain.preds)]
     family_genders = family.genders
-    if noise_paths:
+    words = list(shape.words)
+    pos = None
+    paths = []  # each noise path's (edge indices, people) over story people
+    if noise_paths or query is not None:
         people = list(people)
-        for _, facts in noise_paths:
-            for a, _, b in facts:
-                for p in (a, b):
-                    if p not in people:
-                        people.append(p)
-    pos = {p: i for i, p in enumerate(people)} if noise_paths or query is not None else None
-    if noise_paths:
+        pos = {p: i for i, p in enumerate(people)}
+        word = kb.word
         for kind, facts in noise_paths:
-            edges += [(pos[a], p, pos[b], kind) for a, p, b in facts]
+            start = len(edges)
+            path = []
+            for a, p, b in facts:
+                ia = pos.get(a)
+                if ia is None:
+                    ia = pos[a] = len(people)
+                    people.append(a)
+                ib = pos.get(b)
+                if ib is None:
+                    ib = pos[b] = len(people)
+                    people.append(b)
+                edges.append((ia, p, ib, kind))
+                words.append(word(p, family_genders[b]))
+                path.append(ia)
+            path.append(ib)
+            paths.append((range(start, len(edges)), path))
     genders = [family_genders[p] for p in people]
     names = _names(genders, rng)
     if config.context_words:  # a stream of its own: the story is the same at every padded length
         context_rng = random.Random(stable_hash("context", seed, split, k, noise, index, attempt))
         names = with_surnames(names, context_rng)
-    words = list(shape.words)
-    if noise_paths:
-        words += [kb.word(p, genders[b]) for _, p, b, _ in edges[k:]]
 
     _check(kb, family, chain, edges, people)
     qa, qb, qpred = (0, k, chain.target) if query is None else (pos[query[0]], pos[query[2]], query[1])
@@ -461,14 +471,10 @@ def _assemble(config, kb, ctx, family, chain, shape, noise_paths, rng, query, *,
     marks = [f"[{n}]" for n in names] if config.brackets else names
     chain_pieces = render_plan(bank, shape.plan, range(k), range(k + 1), marks, genders, rng, used)
     story_pieces = list(chain_pieces)
-    start = k
-    for _, facts in noise_paths:
-        stop = start + len(facts)
-        path = [edges[start][0]] + [edges[e][2] for e in range(start, stop)]
-        plan = path_plan(bank, tuple(words[start:stop]), tuple([GENDERS[genders[p]] for p in path[:-1]]),
+    for ids, path in paths:
+        plan = path_plan(bank, tuple(words[ids.start:ids.stop]), tuple([GENDERS[genders[p]] for p in path[:-1]]),
                          config.max_piece)
-        story_pieces += render_plan(bank, plan, range(start, stop), path, marks, genders, rng, used)
-        start = stop
+        story_pieces += render_plan(bank, plan, ids, path, marks, genders, rng, used)
     rng.shuffle(story_pieces)
     target_word = kb.word(qpred, genders[qb])
     target_piece = render_fact(bank, target_word, qa, qb, marks, genders, rng)
@@ -491,14 +497,14 @@ def _assemble(config, kb, ctx, family, chain, shape, noise_paths, rng, query, *,
 
 
 def _names(genders: list[int], rng: random.Random) -> list[str]:
-    """Distinct first names of the given genders, drawn from the name lists."""
+    """Distinct first names of the given genders, drawn from the name lists (men first)."""
     pools = load_names()
     names = [""] * len(genders)
-    for g in (0, 1):
+    for g, pool in ((0, pools["male"]), (1, pools["female"])):
         idx = [i for i, gg in enumerate(genders) if gg == g]
-        pool = pools[GENDERS[g]]
-        for i, j in zip(idx, sample_indices(rng, len(pool), len(idx))):
-            names[i] = pool[j]
+        if idx:
+            for i, j in zip(idx, sample_indices(rng, len(pool), len(idx))):
+                names[i] = pool[j]
     return names
 
 
