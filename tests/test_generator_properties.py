@@ -85,3 +85,28 @@ def test_examples_are_deterministic_per_index_and_order_free():
     b = [make_example(CONFIG, 3, "supporting", 11, i, "test").row for i in (9, 5, 0)]
     assert a[0] == b[1] and a[1] == b[2] and a[2] == b[0]
     assert make_example(CONFIG, 3, "none", 11, 5, "test").row != make_example(CONFIG, 3, "none", 12, 5, "test").row
+
+
+def test_what_is_kept_for_speed_never_changes_an_example():
+    """Families, chain shapes, render plans, format strings and target orders are kept per
+    process; an example is the same with all of them cold, warm, or warmed by other requests."""
+    import clutrr.render.usable as usable
+    import clutrr.story.generator as generator
+
+    requests = [(k, noise, i, split) for k in (2, 3, 5) for noise in ("none", "all") for split in ("train", "test")
+                for i in (0, 1, 31, 32, 70)]
+
+    def cold() -> None:
+        generator._context.cache_clear()
+        generator._split_banks.cache_clear()
+        usable.usable_bank.cache_clear()
+        generator._LAST_CONTEXT[0] = (None,) * 6
+
+    cold()
+    warm = {r: make_example(CONFIG, r[0], r[1], 4, r[2], r[3]) for r in requests}
+    for r in reversed(requests):  # warm, other order, an equal config that is another object
+        again = make_example(GeneratorConfig(), r[0], r[1], 4, r[2], r[3])
+        assert again.record == warm[r].record and again.row == warm[r].row
+    for r in requests[::7]:  # each cold
+        cold()
+        assert make_example(CONFIG, r[0], r[1], 4, r[2], r[3]).record == warm[r].record
