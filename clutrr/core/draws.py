@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import random
 from math import ceil, log
-from typing import Sequence
 
 
 def sample_indices(rng: random.Random, n: int, k: int) -> list[int]:
@@ -42,7 +41,3 @@ def sample_indices(rng: random.Random, n: int, k: int) -> list[int]:
         result[i] = j
     return result
 
-
-def sample(rng: random.Random, population: Sequence, k: int) -> list:
-    """``rng.sample(population, k)``: the same draws and the same result."""
-    return [population[j] for j in sample_indices(rng, len(population), k)]

@@ -27,7 +27,7 @@ from clutrr.core.padding import with_surnames
 from clutrr.core.soundness import check_sound
 from clutrr.core.vocabulary import WordMask, load_vocabulary, reachable_targets, vocabulary_names, word_mask
 from clutrr.render.placement import parse_depth
-from clutrr.render.stitching import PathPlan, Piece, path_plan, render_fact, render_plan
+from clutrr.render.stitching import PathPlan, path_plan, render_fact, render_plan
 from clutrr.render.bank_files import load_bank
 from clutrr.render.templates import Bank
 from clutrr.render.usable import split_banks
