@@ -16,6 +16,11 @@ from pathlib import Path
 
 from clutrr.render.templates import Bank, Template
 
+try:  # optional (pip install 'clutrr[fast]'): the same data, read about three times faster
+    from orjson import loads
+except ImportError:  # pragma: no cover - depends on the environment
+    from json import loads
+
 FORMAT = 1  # of compiled bank files; their names also change with the code that writes them
 
 
@@ -47,8 +52,8 @@ def load(path: Path) -> object | None:
     if not trusted(path):
         return None
     try:
-        return json.loads(path.read_bytes())
-    except (OSError, ValueError):
+        return loads(path.read_bytes())
+    except (OSError, ValueError):  # orjson's decoding error is a ValueError too
         return None
 
 
