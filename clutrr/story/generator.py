@@ -211,7 +211,8 @@ def _family(ctx: _Context, key: tuple) -> Family:
     if fam is None:
         fam = sample_family(ctx.family, ctx.kb, random.Random(stable_hash("family", *key)))
         if len(families) >= FAMILIES_KEPT:
-            del families[next(iter(families))]  # the oldest
+            for old in list(families)[:len(families) - FAMILIES_KEPT + 1]:  # the oldest
+                families.pop(old, None)
         families[key] = fam
     return fam
 
