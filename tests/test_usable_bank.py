@@ -46,3 +46,21 @@ def test_the_shipped_bank_has_no_flagged_template_and_meets_its_size_goals():
         if len(t.clause) == 3:
             k3[t.clause] = k3.get(t.clause, 0) + 1
     assert sum(n >= 8 for n in k3.values()) >= 150
+
+
+def test_a_name_list_change_refreshes_both_caches(tmp_path, monkeypatch):
+    """The extra-named-person check reads the first-name lists: editing them is a new key for
+    the cached flags and for the compiled bank, not a stale hit."""
+    import shutil
+
+    from clutrr.core import names
+    from clutrr.render.usable import _compiled_key, _key
+
+    data = tmp_path / "data"
+    shutil.copytree(names._DATA, data)
+    monkeypatch.setattr(names, "_DATA", data)
+    templates = [_t("{B} is {A}'s son.")]
+    before = _key(templates, "kinship"), _compiled_key("paraphrase", "kinship")
+    (data / "names_female.txt").write_text((data / "names_female.txt").read_text() + "\nZenobia\n")
+    after = _key(templates, "kinship"), _compiled_key("paraphrase", "kinship")
+    assert before[0] != after[0] and before[1] != after[1]

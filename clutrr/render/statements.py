@@ -67,10 +67,16 @@ unfortunately however instead together once""".split())
 PREPOSITIONS = frozenset("""with for to at by from of in on into onto behind beside near without about after before
 under over around towards toward past like""".split())
 HAVING = frozenset("has had have having".split())
+PERSON_NOUNS = frozenset("man woman girl boy lady gentleman guy person fellow".split())  # "a woman with a daughter named"
+RELATIVES = frozenset("who that whom".split())
+MEMBER_OF = frozenset("one another".split())  # "one of {C}'s brothers"
+COPULA_ADVERBS = frozenset("also still now really actually truly indeed certainly".split())  # "{D} is also ..."
 TAKING = frozenset("take takes took taking taken bring brings brought bringing carry carried carries".split())
 COORDINATORS = frozenset("and but so then or".split())
 SUBORDINATORS = frozenset("when while before after as since because if although though once until".split())
 REPORT_OPENERS = frozenset("if whether that to about".split())
+SAYING = frozenset("""said says say thought thinks explained replied answered claimed decided felt knew realized realised
+admitted insisted complained mentioned announced""".split())  # "{B} said she ...": she is {B}
 REPORTING_VERBS = frozenset("""asked asks ask told tells tell reminded reminds begged begs invited invites called calls
 texted texts urged urges convinced convinces persuaded persuades warned warns promised promises assured assures
 wanted wants needed needs""".split())
@@ -396,7 +402,7 @@ class _Reader:
                 continue
             if t.gender is None:  # they / their / them
                 if t.low == "their":
-                    couple = self._couple(mentioned)
+                    couple = self._couple(mentioned) or self._last_group(i)
                     if couple:
                         self.referent[i] = couple
                 continue
@@ -430,7 +436,7 @@ class _Reader:
                     if later:
                         self.flags.append(Flag("4", f"{t.low!r} refers forward to {self._name(later[0])}, named "
                                                     "after it", self.quote(i - 2, i + 1)))
-                    elif not self.slot_bank:
+                    elif not self.slot_bank and self._tells_fact(i):
                         self.flags.append(Flag("4", f"{t.low!r}: nobody in the text has its gender",
                                                self.quote(i - 2, i + 1)))
                 continue
@@ -460,21 +466,46 @@ class _Reader:
                 holds = [f.rel.get((c, y)) == pred or f.implied.get((c, y)) == pred for c in (best, *rivals)]
                 return not all(holds)
             return True
+        return self._tells_fact(i)
+
+    def _tells_fact(self, i: int) -> bool:
+        """Whether the pronoun at i carries a kinship fact: it owns a relation noun ("her son"),
+        or is the subject of "married" or of a copula before a relation noun ("she is {B}'s
+        aunt"); "he would pray" or "she was sick" tell none."""
+        toks = self.toks
+        k = i + 1
+        while k < len(toks) and k <= i + 3 and toks[k].kind == "word" and toks[k].low not in FUNCTION \
+                and toks[k].low not in self.lex:
+            k += 1
+        if k < len(toks) and self._rel(k) and self._determiner(i):
+            return True
         nxt = toks[i + 1] if i + 1 < len(toks) else None
-        return nxt is not None and toks[i].form == "he" and (nxt.low in COPULAS or nxt.low in MARRY)
+        if nxt is None or toks[i].form != "he":
+            return False
+        return nxt.low in MARRY or (nxt.low in COPULAS and any(self._rel(c) for c in range(i + 2, min(i + 7, len(toks)))))
 
     # -- how a reader takes a pronoun -------------------------------------------------------
 
     def _clause_start(self, i: int) -> int:
         """The first token of the clause holding token i: after a sentence end, ; or :, a
-        subordinator, or a coordinator that opens a clause (after a comma, or before a
-        subject pronoun: "and she ...", not "her son and daughter")."""
+        subordinator, a verb of saying before its subject pronoun ("said she ..."), or a
+        coordinator that opens a clause (after a comma, or before a subject pronoun: "and she
+        ...", not "her son and daughter")."""
         toks = self.toks
+        comma = -1
         for k in range(i - 1, -1, -1):
             t = toks[k]
             if t.text in SENTENCE_END or t.text in (";", ":"):
                 return k + 1
+            if t.text == "," and comma < 0:
+                comma = k
+            if t.low in SAYING and k + 1 < i and self._sayer(k + 1 + (toks[k + 1].low == "that")) >= 0:
+                return k + 1
+            if k + 1 == i and t.low in ("but", "so") and k and toks[k - 1].text == ",":
+                return i  # "..., but her brother {C} was missing"
             if t.low in CLAUSE_OPENERS and k + 1 < i:
+                if t.low in SUBORDINATORS and comma > k and (k == 0 or toks[k - 1].text in SENTENCE_END):
+                    return comma + 1  # "When {C} left, {B} rang her brother": the main clause
                 if t.low not in COORDINATORS:
                     return k + 1
                 after = toks[k + 1]
@@ -492,6 +523,10 @@ class _Reader:
     def _subject_at(self, start: int, end: int) -> tuple[int, int]:
         """(the subject of the clause from token start, its token index), or (-1, -1)."""
         toks = self.toks
+        if 1 <= start < len(toks) and toks[start - 1].low == "who" and toks[start].kind != "ent":
+            who = self._antecedent(start - 1)  # "{C} who has since lost his son": {C}
+            if who >= 0:
+                return who, start - 1
         k = start
         while k < min(end, len(toks)):
             t = toks[k]
@@ -509,8 +544,8 @@ class _Reader:
             if t.kind == "word" and t.low not in ADVERB_OPENERS and t.low not in ("and", "or", "both"):
                 if t.low not in FUNCTION or t.low in PREPOSITIONS:
                     comma = next((c for c in range(k, min(end, len(toks))) if toks[c].text == ","), -1)
-                    if k == start and comma > 0:  # "Having forgotten, {B} ...": the subject follows
-                        return self._subject_at(comma + 1, end)
+                    if comma > 0 and not any(toks[c].kind in ("ent", "pron") for c in range(start, comma)):
+                        return self._subject_at(comma + 1, end)  # "Having forgotten, {B} ...": the subject follows
                     return -1, -1
             k += 1
         return -1, -1
@@ -558,21 +593,37 @@ class _Reader:
             form = "him"
         if form in REFLEXIVE:
             return (subject if subject in cands else recent), []
+        if form == "his" and i + 1 < len(toks) and toks[i + 1].low == "own" and subject in cands:
+            return subject, []  # "she knits for her as for her own children": the subject's own
         if form == "he":
             if start == i or subject < 0:
                 subject = anchor
             if subject in score:
                 score[subject] += 3
+            sayer = self._sayer(i)
+            if sayer in score:
+                score[sayer] = max(score.values()) + 3
         elif form in ("his", "hers"):
             if anchor in score:
                 score[anchor] += 3
-            if i >= 2 and toks[i - 1].low in ("and", "or") and toks[i - 2].kind == "ent" and not toks[i - 2].poss:
-                nearest = toks[i - 2].ent  # "{C} and her sister {D}"
-                if nearest in score and nearest != anchor:
+            fronted = self._subordinate_subject(start)
+            if fronted in score and fronted != anchor:
+                # "When {C} left, {B} hugged her brother": {B}'s, {C} less so; but "After {A} was
+                # born, his father {B} showed him his brothers": {A} stays the topic, either reads
+                score[fronted] += 3 if self._subject_told_by_possessive(start, i) == fronted else 2
+            nearest = self._coordinated(i)  # "{C} and her sister {D}", "{C}, and her brother", "him and his"
+            if nearest in score and nearest != anchor:
+                # "watch {C} and her brother {D}": {C}'s brother, whoever the subject; after a
+                # comma only where no clause follows ("from {C}, and her sister {D}.")
+                if toks[i - 2].text != "," or self._ends_phrase(i):
+                    score[nearest] = max(score[nearest] + 4, max(score.values()) + 2)
+                else:
                     score[nearest] += 2
             parallel = self._parallel(i, start, subject >= 0)
             if parallel in score:
-                score[parallel] += 4
+                # opening its clause, it continues the earlier possessive's person over the
+                # person that possessive introduced ("Her mother {A} came, but her brother")
+                score[parallel] = max(score.values()) + 2 if self._opens(i, start) else score[parallel] + 4
         elif i and toks[i - 1].low == "with" and any(toks[k].low in TAKING for k in range(start, i)):
             if subject in score:
                 score[subject] += 3  # "took {D} with her": her is the taker
@@ -613,6 +664,29 @@ class _Reader:
             else:
                 break
         return out
+
+    def _coordinated(self, i: int) -> int:
+        """The person a possessive at i is joined to by "and"/"or": "{C} and her sister", "{C},
+        and her brother", "him and his sister" (a resolved object pronoun), or -1."""
+        toks = self.toks
+        if i < 2 or toks[i - 1].low not in ("and", "or"):
+            return -1
+        c = i - 2 - (toks[i - 2].text == "," and i >= 3)
+        t = toks[c]
+        if t.kind == "ent" and not t.poss:
+            return t.ent
+        if t.kind == "pron" and t.form == "him" and c in self.referent:
+            return self.referent[c][0]
+        return -1
+
+    def _sayer(self, i: int) -> int:
+        """The person who says or thinks what follows, for a subject pronoun right after the
+        verb ("{B} said she had to stay", "{B} decided that he ..."), or -1."""
+        toks = self.toks
+        v = i - 1 - (i >= 2 and toks[i - 1].low == "that")
+        if v < 1 or toks[v].low not in SAYING:
+            return -1
+        return self._ent(v - 1, poss=False) if toks[v - 1].kind in ("ent", "pron") else -1
 
     def _unnamed_before(self, i: int, gender: int | None) -> bool:
         """Whether a relation noun of this gender naming no one comes before token i ("took
@@ -658,7 +732,16 @@ class _Reader:
         toks = self.toks
         if i < 1 or not self._rel(i + 1):
             return -1
-        if toks[i - 1].low in ("and", "or", ","):
+        if self._opens(i, start):
+            # the possessive opens its clause, owning its subject ("Her mother {A} came, but her
+            # brother {C} ...", "His parents came. Sadly, his brother ..."): the earlier one's person
+            first = next((k + 1 for k in range(start - 2, -1, -1) if toks[k].text in SENTENCE_END), 0)
+        elif toks[i - 1].low in ("and", "or", ","):
+            b = i - 2 - (i >= 3 and toks[i - 2].text == ",")
+            while b >= 2 and toks[b].kind == "ent" and toks[b - 1].low in (",", "and") and toks[b - 2].kind == "ent":
+                b -= 2  # back over a list of names: "her sons, {B} and {A}, and her niece"
+            if b >= 1 and toks[b].kind == "ent" and not toks[b].poss and not self._rel(b - 1 - (toks[b - 1].text == ",")):
+                return -1  # "mind {C} and her brother": the conjunct before is a bare name, not "her R {C}"
             first = start
         elif own_subject:
             return -1
@@ -668,6 +751,47 @@ class _Reader:
             if toks[k].kind == "pron" and toks[k].form == "his" and k in self.referent and self._rel(k + 1):
                 return self.referent[k][0]
         return -1
+
+    def _subordinate_subject(self, start: int) -> int:
+        """The subject of a clause opening the sentence with a subordinator, when the clause at
+        start is the main clause after it ("When {C} passed, {B} ..." gives {C}), or -1."""
+        toks = self.toks
+        if start < 3 or toks[start - 1].text != ",":
+            return -1
+        first = next((k + 1 for k in range(start - 2, -1, -1) if toks[k].text in SENTENCE_END), 0)
+        if toks[first].low not in SUBORDINATORS or self._clause_start(start - 1) != first + 1:
+            return -1
+        return self._subject(first + 1, start - 1)
+
+    def _ends_phrase(self, i: int) -> bool:
+        """Whether the possessive at i heads a phrase "her R {D}" that ends at a comma or the
+        end of the sentence (an object in a list, not the subject of a clause that follows)."""
+        toks = self.toks
+        k = i + 1
+        while k < len(toks) and toks[k].kind == "word" and toks[k].low not in FUNCTION:
+            k += 1
+        k += k < len(toks) and toks[k].text == ","
+        return k < len(toks) and toks[k].kind == "ent" and (k + 1 == len(toks) or toks[k + 1].text in FRAME_CLOSERS)
+
+    def _subject_told_by_possessive(self, start: int, i: int) -> int:
+        """The person of the possessive pronoun that tells the subject of the clause at start
+        ("his father {B} introduced him ...": the person of "his"), or -1."""
+        toks = self.toks
+        _, k = self._subject_at(start, i)
+        q = k - 1 - (k >= 1 and toks[k - 1].text == ",")
+        while q > start and toks[q].kind == "word" and toks[q].low not in FUNCTION:
+            q -= 1
+        if start <= q < k - 1 and toks[q].kind == "pron" and toks[q].form == "his" and self._rel(q + 1) \
+                and len(self.referent.get(q, ())) == 1:
+            return self.referent[q][0]
+        return -1
+
+    def _opens(self, i: int, start: int) -> bool:
+        """Whether the possessive at i opens its clause (after adverbs, commas, a coordinator)
+        and so owns the clause's subject ("Sadly, his brother {D} ...")."""
+        toks = self.toks
+        return i >= 1 and all(toks[k].text == "," or toks[k].low in ADVERB_OPENERS or toks[k].low in COORDINATORS
+                              or (toks[k].low.endswith("ly") and toks[k + 1].text == ",") for k in range(start, i))
 
     def _asked(self, start: int) -> tuple[int, int] | None:
         """(asker, person asked) when the clause at start reports what a verb of asking or
@@ -688,6 +812,46 @@ class _Reader:
 
     def _name(self, e: int) -> str:
         return "{" + chr(65 + e) + "}"
+
+    def _last_group(self, i: int) -> tuple[int, ...]:
+        """The people of the nearest clause before token i whose subject names two or more
+        ("{C} and his brother {B} went ... Their father {A}"), or ()."""
+        k = i
+        while k > 0:
+            begin = self._clause_start(k)
+            group = self._subjects(begin, k)
+            if len(group) >= 2:
+                return tuple(dict.fromkeys(group))
+            k = begin - 1
+        # else the last list of names in this sentence or the one before ("his daughters {C} and
+        # {B} ... They visit their grandfather")
+        toks = self.toks
+        ends = [k for k in range(i) if toks[k].text in SENTENCE_END]
+        first = ends[-2] + 1 if len(ends) >= 2 else 0
+        def conjunct_before(k: int) -> int:
+            """The name joined by "and" before the name at k, over "her brother," between, or -1."""
+            q = k - 1
+            q -= q >= 0 and toks[q].text == ","
+            while q >= 0 and toks[q].kind == "word" and self._rel(q):
+                q -= 1
+            q -= q >= 0 and toks[q].kind == "pron" and toks[q].form == "his"
+            if q < 1 or toks[q].low != "and":
+                return -1
+            q -= 1
+            q -= toks[q].text == ","
+            return q if q >= first and toks[q].kind == "ent" and toks[q].ent >= 0 and not toks[q].poss else -1
+
+        for k in range(i - 1, first, -1):
+            t = toks[k]
+            q = conjunct_before(k) if t.kind == "ent" and t.ent >= 0 and not t.poss else -1
+            if q >= 0:
+                group = [t.ent, toks[q].ent]
+                while q >= 2 and toks[q - 1].text == "," and toks[q - 2].kind == "ent" and toks[q - 2].ent >= 0 \
+                        and not toks[q - 2].poss:
+                    q -= 2
+                    group.append(toks[q].ent)
+                return tuple(dict.fromkeys(reversed(group)))
+        return ()
 
     def _couple(self, mentioned: list[int]) -> tuple[int, ...]:
         for a, b in reversed(self.facts.couples):
@@ -809,14 +973,16 @@ class _Reader:
             k -= 1
             mods += 1
         possessors: tuple[int, ...] = ()
-        start, article = j - mods, False
+        start, article, each, had = j - mods, False, False, False
         if k >= 0:
             pk = toks[k]
             if pk.kind == "ent" and pk.poss and pk.ent >= 0:
                 possessors, start = (pk.ent,), k
-                if k >= 2 and toks[k - 1].low == "and" and toks[k - 2].kind == "ent" and not toks[k - 2].poss:
+                if k >= 2 and toks[k - 1].low == "and" and toks[k - 2].kind == "ent" and not toks[k - 2].poss \
+                        and not (self._rel(k - 3) and not toks[k - 3].poss):
+                    # "{B} and {C}'s son {D}"; not "{B}'s brother {A} and {C}'s son {D}" (two facts)
                     possessors, start = (toks[k - 2].ent, pk.ent), k - 2
-            elif pk.kind == "word" and pk.poss:
+            elif pk.kind == "word" and pk.poss and pk.low != "who":
                 return self._chain(k, j)  # "A's daughter's husband C"
             elif pk.low in ("my", "our") and self._speaker(k) >= 0:
                 possessors, start = (self._speaker(k),), k
@@ -824,7 +990,7 @@ class _Reader:
                 if k not in self.referent:
                     return []
                 possessors, start = self.referent[k], k
-            elif pk.low == "whose":
+            elif pk.low == "whose" or (pk.low == "who" and pk.poss):  # "who's" typed for "whose"
                 owner = k - 2 if k >= 2 and toks[k - 1].text == "," else k - 1
                 who = self._ent(owner, poss=False)
                 if who < 0:
@@ -841,18 +1007,34 @@ class _Reader:
                     if couple and toks[k].low in ("a", "an", "one", "another"):
                         possessors, start = couple, k - 2  # "{B} and {A} married. They had a son, {C}"
                 elif k >= 2 and toks[k - 1].low in HAVING:
-                    owner = self._ent(k - 2, poss=False) if toks[k - 2].kind in ("ent", "pron") else \
-                        self._subject(self._clause_start(k - 1), k - 1)  # "{B}, brother of {A}, has a son"
+                    owner = self._haver(k - 1)  # "{B}, brother of {A}, has a son"
+                elif k >= 3 and toks[k - 1].low == "to" and toks[k - 2].low == "birth":
+                    owner = self._subject(self._clause_start(k - 2), k - 2)  # "{B} gave birth to a daughter named {A}"
+                elif k >= 3 and toks[k - 1].low == "of" and self._rel(k - 2) and not toks[k - 2].poss \
+                        and any(toks[q].low in ARTICLES for q in range(max(k - 5, 0), k - 2)):
+                    owner = self._subject(self._clause_start(k - 3), k - 3)  # "{B} is the father of a daughter named {A}"
+                elif k >= 3 and toks[k - 1].low == "with" and (toks[k - 2].low in PERSON_NOUNS or self._rel(k - 2)) \
+                        and any(toks[q].low in ("a", "an") for q in range(max(k - 5, 0), k - 2)):
+                    owner = self._subject(self._clause_start(k - 2), k - 2)  # "{B} is a woman with a daughter named {A}"
                 if owner >= 0 and toks[k].low in ("a", "an", "one", "another"):
                     possessors, start = (owner,), k - 2  # "{B} has a son, {C}", "{B} had a daughter named {A}"
+                    had = toks[k - 1].low in HAVING  # "{B} has a second son {C}": the name may follow directly
+            elif pk.low in HAVING and is_plural and k >= 1 and self._haver(k) >= 0:
+                possessors, start = (self._haver(k),), k - 1  # "{B} has two sons, {C} and {D}"
+        if is_plural and possessors and start >= 2 and toks[start - 1].low == "of" \
+                and toks[start - 2].low in MEMBER_OF:
+            is_plural, start = False, start - 2  # "one of {C}'s brothers": one member, told as one person
         m = j + 1
         last = self._last
-        if not possessors and not article and last is not None and last.possessors and start >= 2 \
-                and toks[start - 1].low == "and" and last.span[1] in (start - 2, start - 3) \
-                and last.shape == "after" and not (m < len(toks) and toks[m].low in ("of", "to")):
-            possessors = last.possessors  # "his son {C} and daughter {D}": one possessor for both
+        if not possessors and (not article or toks[start].low in ("a", "an", "another")) and last is not None \
+                and last.possessors and start >= 2 and toks[start - 1].low in ("and", ",") \
+                and last.span[1] in (start - 2, start - 3) and last.shape == "after" \
+                and not (m < len(toks) and toks[m].low in ("of", "to")):
+            possessors = last.possessors  # "his son {C} and daughter {D}", "had a son {C} and a daughter {D}"
         if not possessors and m + 1 < len(toks) and toks[m].low in ("of", "to"):
             n = m + 1
+            if toks[n].low == "both" and n + 1 < len(toks):
+                n += 1  # "the father of both {A} and {C}"
             if self._rel(n) and self._is_title(n):
                 n += 1
             elif toks[n].low in ("the", "a") and n + 3 < len(toks):
@@ -867,19 +1049,29 @@ class _Reader:
             if who < 0 or not (toks[n].kind == "ent" or toks[n].form == "him"):
                 return []  # the relation of someone unnamed ("father of the bride")
             possessors, m = (who,), n + 1
+            if toks[n - 1].low == "both" and m + 1 < len(toks) and toks[m].low == "and" and self._ent(m + 1, False) >= 0:
+                possessors, m, each = (who, self._ent(m + 1)), m + 2, True  # each one's, not a couple's
         inside_of = start >= 1 and toks[start - 1].low == "of"
-        referents, shape = self._referents_after(m, is_plural, direct=not article or self._is_title(j)), "after"
+        referents, shape = self._referents_after(m, is_plural, direct=not article or had or self._is_title(j)), "after"
+        if not possessors and not article and referents and start >= 2 and toks[start - 1].low == "and" \
+                and toks[start - 2].kind == "ent" and not toks[start - 2].poss \
+                and all(toks[start - 2].ent != r for r, _ in referents):
+            possessors = (toks[start - 2].ent,)  # "{C} and granddaughter {B}", "{B} and Uncle {A}"
+        if not possessors and not article and referents and self._bare(start, j):
+            owner = self._subject(self._clause_start(start), start)
+            if owner >= 0 and all(owner != r for r, _ in referents):
+                possessors = (owner,)  # "{A} spent the day with daughter {C}": the subject's daughter
         framed = [] if inside_of and not possessors else self._referents_after(m, is_plural, comma=True)
         if framed and (framed[-1][1] + 1 == len(toks) or toks[framed[-1][1] + 1].text in FRAME_CLOSERS):
             referents = referents or framed  # "her father, {A}, drove": the name set off by commas
-        if toks[start].low == "whose" or (possessors and toks[start + 1].low == "whose"):
+        if toks[start].low == "whose" or (possessors and toks[start + 1].low in ("whose", "who")):
             pass
         elif not referents:
             referents, shape = self._referents_before(start, pred, is_plural)
             if shape == "apposition" and not possessors and self._pairs_nouns(j):
                 return []  # "{C}, father and newborn son": the noun describes a pair, not {C}
         if not referents:
-            referents, shape = framed, "after"
+            referents, shape = framed or self._after_relative(m) or self._named_next(j), "after"
         if not referents:
             if article and not possessors:
                 self._dangling(j)
@@ -890,9 +1082,72 @@ class _Reader:
             if shape == "mutual":
                 others = [r for r, _ in referents if r != ref]
                 out += [Statement((o,), ref, pred, gender, toks[j].low, shape, span) for o in others]
+            elif each:
+                out += [Statement((x,), ref, pred, gender, toks[j].low, shape, span) for x in possessors]
             else:
                 out.append(Statement(possessors, ref, pred, gender, toks[j].low, shape, span))
         return out
+
+    def _bare(self, start: int, j: int) -> bool:
+        """Whether the relation noun at j (its modifiers from start) stands bare, without an
+        article or a possessive, after a verb or a preposition of its clause ("went fishing
+        with son {B}"); a capitalised one is a title ("Aunt {B}")."""
+        if start < 1 or not self.toks[j].text[:1].islower():
+            return False
+        prev = self.toks[start - 1]
+        return prev.kind == "word" and not prev.poss and prev.low not in ("of", "and", "or", "to") and (
+            prev.low in PREPOSITIONS or prev.low not in FUNCTION) and not self._rel(start - 1)
+
+    def _haver(self, h: int) -> int:
+        """The person who "has" at token h: the name or pronoun before it, the antecedent of
+        "who"/"that" ("{C} has a niece {B} who has a son"), else the clause's subject."""
+        toks = self.toks
+        if h >= 1 and toks[h - 1].kind in ("ent", "pron"):
+            return self._ent(h - 1, poss=False)
+        if h >= 1 and toks[h - 1].low in RELATIVES:
+            return self._antecedent(h - 1)
+        return self._subject(self._clause_start(h), h) if h else -1
+
+    def _antecedent(self, w: int) -> int:
+        """The person a relative pronoun at w refers to: the name just before it, with or
+        without a comma ("{B}, who ...", "{B} who ..."), or -1."""
+        b = w - 1 - (w >= 2 and self.toks[w - 1].text == ",")
+        return self._ent(b, poss=False) if b >= 0 and self.toks[b].kind == "ent" else -1
+
+    def _named_next(self, j: int) -> list[tuple[int, int]]:
+        """The person of "His name is {A}." opening the next sentence, for the last relation
+        noun of that gender before it ("{B} is proud that her son graduated. His name is
+        {A}."), or []."""
+        toks = self.toks
+        e = next((k for k in range(j + 1, len(toks)) if toks[k].text in SENTENCE_END), -1)
+        if e < 0 or e + 4 >= len(toks) or any(self._rel(k) for k in range(j + 1, e)):
+            return []
+        pron, name, verb, y = toks[e + 1:e + 5]
+        gender = self.lex[toks[j].low][1]
+        if pron.kind != "pron" or pron.form != "his" or name.low != "name" or verb.low not in ("is", "was") \
+                or y.kind != "ent" or y.ent < 0 or (gender is not None and pron.gender != gender):
+            return []
+        return [(y.ent, e + 4)]
+
+    def _after_relative(self, m: int) -> list[tuple[int, int]]:
+        """The name set off by a comma after a relative clause that follows a relation noun
+        ("her husband, who is a baker, {B}, ..."), when the clause names nobody and no other
+        relation noun."""
+        toks = self.toks
+        r = m + (m < len(toks) and toks[m].text == ",")
+        if r >= len(toks) or toks[r].low not in RELATIVES:
+            return []
+        for c in range(r + 1, min(r + 12, len(toks) - 1)):
+            t = toks[c]
+            if t.kind == "ent" or t.text in SENTENCE_END or self._rel(c):
+                return []
+            if t.text == ",":
+                y = toks[c + 1]
+                end = c + 2
+                if y.kind == "ent" and y.ent >= 0 and not y.poss and (end == len(toks) or toks[end].text in FRAME_CLOSERS):
+                    return [(y.ent, c + 1)]
+                return []
+        return []
 
     def _chain(self, k: int, j: int) -> list[Statement]:
         """"X's R1's R2 Y": Y is the R2 of X's R1. Read as a statement whose predicate is the
@@ -1004,9 +1259,14 @@ class _Reader:
         "Rs Y and Z" gives two. A name that starts a clause ("whose son Y married") is none."""
         toks = self.toks
         r = m
+        w = m + (m < len(toks) and toks[m].text == ",")
+        if w + 3 < len(toks) and toks[w].low == "whose" and toks[w + 1].low == "name" and toks[w + 2].low in ("is", "was") \
+                and toks[w + 3].kind == "ent" and toks[w + 3].ent >= 0 and not toks[w + 3].poss:
+            return [(toks[w + 3].ent, w + 3)]  # "his grandmother, whose name is {A}"
         if r < len(toks) and comma:
-            if toks[r].text != "," or r + 1 >= len(toks) or toks[r + 1].poss:
-                return []
+            if toks[r].text not in (",", ":") or r + 1 >= len(toks) or (
+                    toks[r + 1].poss and not (r + 2 < len(toks) and toks[r + 2].text == ",")):
+                return []  # not "her son, {B}'s house"; but "her son, {B}'s, house" sets {B} off
             r += 1
         elif r + 2 < len(toks) and toks[r].low == "who" and toks[r + 1].low in ("is", "was") \
                 and toks[r + 2].kind == "ent" and toks[r + 2].ent >= 0:
@@ -1025,19 +1285,30 @@ class _Reader:
         if r + 1 < len(toks) and toks[r + 1].low in MARRY and any(t.low == "whose" for t in toks[max(m - 4, 0):m]):
             return []  # "whose son {B} married later": {B} starts a clause of its own
         out = [(toks[r].ent, r)]
-        if is_plural and r + 2 < len(toks) and toks[r + 1].low == "and" and toks[r + 2].kind == "ent":
-            out.append((toks[r + 2].ent, r + 2))
+        while is_plural:
+            n = r + 1
+            while n < len(toks) and toks[n].low in (",", "and"):
+                n += 1
+            if n == r + 1 or n >= len(toks) or toks[n].kind != "ent" or toks[n].ent < 0 or toks[n].poss:
+                break
+            r = n
+            out.append((toks[r].ent, r))
         return out
 
     def _referents_before(self, s: int, pred: int, is_plural: bool) -> tuple[list[tuple[int, int]], str]:
         toks = self.toks
         b = s - 1
-        if b >= 1 and toks[b].text == "," and toks[b - 1].kind == "ent" and not toks[b - 1].poss \
+        if b >= 2 and self._rel(b) and not toks[b].poss and (toks[b - 1].poss or toks[b - 1].form == "his") \
+                and toks[s].kind == "ent" and toks[s].poss:
+            b -= 2  # "{D}, her brother {C}'s wife": the apposition opens before "her brother"
+        if b >= 1 and toks[b].text in (",", "(") and toks[b - 1].kind == "ent" and not toks[b - 1].poss \
                 and toks[b - 1].ent >= 0:
             return [(toks[b - 1].ent, b - 1)], "apposition"
         if b >= 0 and toks[b].kind == "ent" and not toks[b].poss and toks[b].ent >= 0 and toks[s].kind == "pron" \
                 and not toks[s].slot and s + 2 < len(toks) and toks[s + 2].kind != "ent":
             return [(toks[b].ent, b)], "apposition"  # "left {A} her daughter to ...": {A} is the daughter
+        while b >= 2 and toks[b].low in COPULA_ADVERBS and toks[b - 1].low in COPULAS:
+            b -= 1
         if b >= 1 and toks[b].low in COPULAS:
             c = b - 1
             if c >= 1 and toks[c].text == "," and toks[c - 1].kind == "ent":
@@ -1052,9 +1323,14 @@ class _Reader:
             if who < 0:
                 return [], ""
             subjects = [(who, c)]
-            if c >= 2 and toks[c - 1].low == "and" and self._ent(c - 2, poss=False) >= 0:
-                subjects.insert(0, (self._ent(c - 2), c - 2))
-            if is_plural and len(subjects) == 2 and self.facts.kb.predicates[pred].inverse == pred:
+            n = c - 1
+            while n >= 1 and toks[n].low in ("and", ","):
+                n -= 1 + (toks[n].low == "and" and toks[n - 1].text == "," and n >= 2)
+                if toks[n].kind != "ent" or toks[n].poss or toks[n].ent < 0:
+                    break
+                subjects.insert(0, (toks[n].ent, n))  # "{B}, {C}, and {A} are all sisters"
+                n -= 1
+            if is_plural and len(subjects) >= 2 and self.facts.kb.predicates[pred].inverse == pred:
                 return subjects, "mutual"
             return [subjects[-1]], "copula"
         return [], ""
@@ -1067,6 +1343,11 @@ class _Reader:
         obj = j + 1
         if obj < len(toks) and toks[obj].low == "to":
             obj += 1
+        if obj + 1 < len(toks) and (toks[obj].low, toks[obj + 1].low) in (("each", "other"), ("one", "another")):
+            pair = self._subjects(self._clause_start(j), j)  # "{A} and {B} chose to marry each other"
+            if len(pair) != 2 or pair[0] == pair[1]:
+                return []
+            return [Statement((pair[0],), pair[1], spouse[0], None, toks[j].low, "marry", (j, obj + 1))]
         b = self._ent(obj, poss=False) if obj < len(toks) and (toks[obj].kind == "ent" or toks[obj].form == "him") else -1
         if b < 0 and obj + 2 < len(toks) and (toks[obj].poss or toks[obj].form == "his") and self._rel(obj + 1) \
                 and toks[obj + 2].kind == "ent":
@@ -1119,6 +1400,7 @@ class _Reader:
                 for (x, z), p in f.rel.items():
                     if z == y and p == st.pred:
                         roles.setdefault(frozenset((x, z)), st)
+        owned |= self._siblings_by_parent(statements)
         for a, b in self.dangling:
             self.flags.append(Flag("9", f"{self.toks[b].low!r} is set off after something that is not a person: "
                                         "it attaches to no one named (dangling appositive)", self.quote(a - 2, b + 2),
@@ -1146,15 +1428,63 @@ class _Reader:
                 self.flags.append(Flag("9", f"{fact} is not stated in a shape the checker reads", self.quote(0, 6),
                                        drops=self.slot_bank, kind="unstated"))
 
+    def _siblings_by_parent(self, statements: list[Statement]) -> set[frozenset[int]]:
+        """Sibling facts of the clause told by telling both people as children of one person
+        ("her twin daughters, {C} and {B}", "her son {B} and her daughter {C}") or as siblings
+        of one person ("{C} sided with her sisters, {D} and {A}, against her brother {B}"):
+        in the world model siblings share both parents, so the fact between them has one
+        reading."""
+        f = self.facts
+        groups: list[set[int]] = []
+        by_parent: dict[int, set[int]] = {}
+        for st in statements:
+            name = f.kb.predicates[st.pred].name if st.pred >= 0 else ""
+            if name == "child" and st.shape not in ("mutual", "pair"):
+                for parent in st.possessors:
+                    by_parent.setdefault(parent, set()).add(st.referent)
+            elif name == "parent" and len(st.possessors) == 1 and st.shape not in ("mutual", "pair"):
+                by_parent.setdefault(st.referent, set()).add(st.possessors[0])
+            elif name == "sibling":
+                groups += [{x, st.referent} for x in st.possessors]
+        groups += by_parent.values()
+        merged: list[set[int]] = []
+        for g in groups:
+            for m in [m for m in merged if m & g]:
+                g = g | m
+                merged.remove(m)
+            merged.append(set(g))
+        out = set()
+        for kids in merged:
+            for a in kids:
+                for b in kids:
+                    if a < b and (a, b) in f.rel and f.kb.predicates[f.rel[(a, b)]].name == "sibling":
+                        out.add(frozenset((a, b)))
+        return out
+
     def step_contrast(self, statements: list[Statement]) -> None:
-        """Rule 7: "{A.his} wife {B} ... {B.his} son {C}" in one sentence: the spouse told with
-        one partner's pronoun and the child with the other's reads as a step-family."""
+        """Rule 7: wording that sets a couple's child apart from one of them reads as a
+        step-family, which the world model does not have: the spouse and a child told by two
+        pronouns of different partners in one sentence ("{A.his} wife {B} ... {B.his} son
+        {C}"), or two children told each as a different partner's anywhere in the text
+        ("{B}'s daughter {A}. {C}'s daughter {D} ..."). A child told from one side only ("{B}
+        and her husband {A} called on her daughter {C}") has one reading in the world model
+        (every child has two married parents) and is not flagged here."""
         f = self.facts
         ends = [i for i, t in enumerate(self.toks) if t.text in SENTENCE_END] + [len(self.toks)]
 
         def sentence(st: Statement) -> int:
             return next(n for n, e in enumerate(ends) if st.span[0] <= e)
 
+        told: dict[int, set[int]] = {}  # child -> the parents it is told as the child of, one at a time
+        children: list[tuple[int, int, Statement]] = []
+        for st in statements:
+            if len(st.possessors) != 1 or st.shape not in ("after", "apposition", "copula"):
+                continue
+            name = f.kb.predicates[st.pred].name
+            if name in ("child", "parent"):
+                parent, child = (st.possessors[0], st.referent) if name == "child" else (st.referent, st.possessors[0])
+                told.setdefault(child, set()).add(parent)
+                children.append((parent, child, st))
         def by_pronoun(st: Statement) -> bool:
             return self.toks[st.span[0]].kind == "pron"
 
@@ -1171,6 +1501,18 @@ class _Reader:
                                                 "pronouns in one sentence: it reads as a step-family",
                                            self.quote(sp.span[0], ch.span[1]), kind="world"))
                     return
+        for a, b in f.couples:
+            ones = [(c, st) for p, c, st in children if p == a and b not in told[c]]
+            others = [(c, st) for p, c, st in children if p == b and a not in told[c]]
+            for c1, st1 in ones:
+                for c2, st2 in others:
+                    if c1 != c2 and c1 not in (a, b) and c2 not in (a, b):
+                        first, second = sorted((st1, st2), key=lambda st: st.span[0])
+                        self.flags.append(Flag("7", f"{self._name(c1)} is told as {self._name(a)}'s child and "
+                                                    f"{self._name(c2)} as {self._name(b)}'s, though {self._name(a)} "
+                                                    f"and {self._name(b)} are a couple: it reads as a step-family",
+                                               self.quote(first.span[0], second.span[1]), kind="world"))
+                        return
 
     def check(self, statements: list[Statement]) -> None:
         f = self.facts
@@ -1240,21 +1582,24 @@ class _Reader:
 
     def _check_role(self, st: Statement, what: str) -> None:
         """A relation noun beside a name, its possessor unsaid: it must be that person's
-        relation to someone of the clause. One held by another person of the clause is
-        attached to the wrong name (rule 5); one nobody holds may concern someone unnamed."""
+        relation to someone of the clause, stated or implied ("spends time with daughter {C}"
+        where {C} is the first person's daughter through the clause). One held only by
+        another person of the clause is attached to the wrong name (rule 5); one nobody holds
+        may concern someone unnamed."""
         f = self.facts
         y = st.referent
         if any(p == st.pred for (x, z), p in f.rel.items() if z == y):
             if st.gender is not None and st.gender != f.genders[y]:
                 self.flags.append(Flag("6", f"{st.word!r} does not fit the gender of {self._name(y)}", what))
             return
+        if any(p == st.pred for (x, z), p in f.implied.items() if z == y):
+            self.flags.append(Flag("6", f"names a relation the clause leaves implicit ({st.word!r})", what,
+                                   drops=self.slot_bank))
+            return
         holders = [z for (x, z), p in f.rel.items() if p == st.pred and (st.gender is None or f.genders[z] == st.gender)]
         if holders:
             self.flags.append(Flag("5", f"{st.word!r} stands beside {self._name(y)}, but it is "
                                         f"{self._name(holders[0])} who is the {st.word}", what))
-        elif any(p == st.pred for (x, z), p in f.implied.items() if z == y):
-            self.flags.append(Flag("6", f"names a relation the clause leaves implicit ({st.word!r})", what,
-                                   drops=self.slot_bank))
 
     def _check_pair(self, st: Statement, x: int, y: int, what: str) -> None:
         f = self.facts
@@ -1282,8 +1627,12 @@ class _Reader:
 
     def _check_one_parent(self, st: Statement, x: int, y: int, what: str) -> None:
         """Rule 7: the child of one member of a couple the clause names, told as that member's
-        alone, when "their" could say it without naming the first-to-last relation, or when
-        the couple's marriage is told as an event ("married")."""
+        alone beside the couple's marriage told as an event ("{A} married {B} ... {B}'s son
+        {C}": the son reads as older than the marriage). In a slot bank also where "their"
+        could say it without naming the first-to-last relation (a writing rule): in the world
+        model every child has two married parents, so "{B} and her husband {A} ... her
+        daughter {C}" has one reading there (C is A's daughter too) and a crowd text that
+        only lacks "their" is kept."""
         if len(st.possessors) > 1 or st.shape in ("marry", "married"):
             return
         name = self.facts.kb.predicates[st.pred].name
@@ -1294,7 +1643,7 @@ class _Reader:
         if spouse < 0 or spouse == child:
             return
         last = len(self.facts.genders) - 1
-        their_fits = {spouse, child} != {0, last}
+        their_fits = self.slot_bank and {spouse, child} != {0, last}
         if their_fits or frozenset((parent, spouse)) in self.married:
             how = "write 'their'" if their_fits else "the marriage is told as an event"
             self.flags.append(Flag("7", f"{self._name(child)} reads as the child of {self._name(parent)} alone, "
@@ -1388,6 +1737,11 @@ WORLD = [
                 re.I), "an age"),
     (re.compile(r"\b(?:1[0-9]{3}|20[0-9]{2})s?\b|\bthe (?:sixties|seventies|eighties|nineties|fifties|forties)\b", re.I),
      "a date"),
+    (re.compile(r"\balready (?:had|has|have) (?:(?:a|an|one|two|three|\w+) )?(?:son|daughter|child|kid|boy|girl|baby)s?\b"
+                r"|\balready (?:had|has|have) (?:children|kids)\b", re.I),
+     "a child from before a marriage"),
+    (re.compile(r"\b(?:single|lone) (?:father|mother|parent|dad|mom|mum)s?\b", re.I),
+     "a parent without a spouse"),  # "widowed" is a step- or broken-family word (STEP)
     (re.compile(r"\b(?:only|sole|one and only) (?:son|daughter|child|children|brother|sister|sibling|grandson|granddaughter"
                 r"|grandchild|nephew|niece|uncle|aunt|son-in-law|daughter-in-law|brother-in-law|sister-in-law|kid|boy|girl)\b",
                 re.I), "how many relatives of a kind someone has"),

@@ -3,8 +3,9 @@ clauses it lacks filled in from a fallback bank.
 
 Flagging a bank (:func:`clutrr.render.bank_check.flag_entries`) takes a few seconds, so the
 ids of the dropped templates are cached in a user cache folder
-(:mod:`clutrr.render.bank_cache`), keyed by a hash of the templates and of the checker's
-source. The usable bank itself is cached there too, compiled (each template's text split
+(:mod:`clutrr.render.bank_cache`), keyed by a hash of the templates, of the checker's
+source and of the data it reads (the KB file, the first-name lists that tell an extra named
+person). The usable bank itself is cached there too, compiled (each template's text split
 into literals and slots, and its self-possessive flag worked out), as JSON keyed by the
 bytes of the bank's files, of the KB file and of the code that reads them: a process then
 loads the bank without parsing YAML or compiling a template. The caches only save time: a
@@ -20,6 +21,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from clutrr.core.kb import GENDERS, load_kb, resolve_kb_path
+from clutrr.core.names import name_files
 from clutrr.render.bank_cache import cache_dir, decode_bank, encode_bank, load, store
 from clutrr.render.bank_files import bank_paths, load_bank
 from clutrr.render.templates import Bank, Template
@@ -28,11 +30,17 @@ NO_FALLBACK = "none"
 _CHECKER_SOURCES = ("statements.py", "normalise.py", "bank_check.py", "usable.py")
 
 
+def _checker_inputs(kb_name: str) -> tuple[Path, ...]:
+    """The files a flag depends on besides the templates: the checker's source, the KB file
+    and the first-name lists (a name-list change must refresh the cached flags)."""
+    here = Path(__file__).resolve().parent
+    return (*(here / name for name in _CHECKER_SOURCES), resolve_kb_path(kb_name), *name_files())
+
+
 def _key(templates: list[Template], kb_name: str) -> str:
     h = hashlib.blake2b(digest_size=16)
-    here = Path(__file__).resolve().parent
-    for name in _CHECKER_SOURCES:
-        h.update((here / name).read_bytes())
+    for path in _checker_inputs(kb_name):
+        h.update(path.read_bytes())
     h.update(kb_name.encode())
     for t in templates:
         h.update(f"\x1f{t.id}\x1e{t.source.endswith('.json')}\x1e{t.text}".encode())
@@ -64,8 +72,7 @@ def _without(bank: Bank, drop: dict[str, list[str]], name: str) -> Bank:
     return Bank([t for t in bank.templates() if t.id not in drop], name)
 
 
-_COMPILED_SOURCES = (*_CHECKER_SOURCES, "templates.py", "slots.py", "bank_files.py", "measures.py", "amt_templates.py",
-                     "bank_cache.py")
+_COMPILED_SOURCES = ("templates.py", "slots.py", "bank_files.py", "measures.py", "amt_templates.py", "bank_cache.py")
 
 
 def _compiled_key(source: str, kb_name: str) -> str | None:
@@ -76,7 +83,7 @@ def _compiled_key(source: str, kb_name: str) -> str | None:
     h = hashlib.blake2b(f"{source}\x1f{kb_name}".encode(), digest_size=16)
     pair = amt_pair(source)
     try:
-        for path in (*(here / name for name in _COMPILED_SOURCES), resolve_kb_path(kb_name),
+        for path in (*_checker_inputs(kb_name), *(here / name for name in _COMPILED_SOURCES),
                      *(pair if pair is not None else bank_paths(source))):
             h.update(f"\x1f{path}\x1e".encode())
             h.update(path.read_bytes())
