@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -55,14 +56,16 @@ SYNONYMS = {
     "dad": "father", "daddy": "father", "papa": "father", "pappa": "father",
     "grandma": "grandmother", "grandmom": "grandmother", "grandmum": "grandmother", "grandmama": "grandmother",
     "granny": "grandmother", "grannie": "grandmother", "nana": "grandmother", "nanna": "grandmother",
-    "gran": "grandmother", "gramma": "grandmother", "grandmommy": "grandmother",
+    "gran": "grandmother", "nan": "grandmother", "gramma": "grandmother", "grandmommy": "grandmother",
     "grandpa": "grandfather", "granddad": "grandfather", "grandad": "grandfather", "granddaddy": "grandfather",
-    "grandpapa": "grandfather", "gramps": "grandfather", "grampa": "grandfather", "grandpop": "grandfather",
+    "grandpapa": "grandfather", "grandaddy": "grandfather", "gramps": "grandfather", "grampa": "grandfather", "grandpop": "grandfather",
     "hubby": "husband", "missus": "wife", "missis": "wife",
     "bro": "brother", "sis": "sister", "auntie": "aunt", "aunty": "aunt",
 }
 # a prefix that turns a relation into another one outside the vocabulary
-MODIFIER = r"(?P<mod>(?:great[\s-]*)+|step[\s-]?|half[\s-]?|god|foster[\s-]+|ex[\s-])?"
+MODIFIER = r"(?P<mod>(?:great[\s-]*)+|step[\s-]?|half[\s-]?|god|foster[\s-]+|ex[\s-]|former\s+)?"
+# "-in-law" after a word that has no in-law form of its own ("aunt-in-law"): a word outside the KB
+IN_LAW = r"(?P<law>(?:\s*-\s*|\s+)in(?:\s*-\s*|\s+)laws?)?"
 SEP = r"(?:\s*-\s*|\s+)"
 CLOSED_MODIFIERS = ("step", "god")  # written as one word: stepmother, godson
 
@@ -127,7 +130,7 @@ class Vocabulary:
         self.canon = canon
         forms = sorted(canon, key=len, reverse=True)
         alternation = "|".join(SEP.join(re.escape(part) for part in form.split("-")) for form in forms)
-        self.pattern = re.compile(r"\b" + MODIFIER + r"(?P<word>" + alternation + r")\b", re.I)
+        self.pattern = re.compile(r"\b" + MODIFIER + r"(?P<word>" + alternation + r")" + IN_LAW + r"\b", re.I)
 
     @staticmethod
     def _add_forms(canon: dict[str, str], surface: str, word: str) -> None:
@@ -143,6 +146,8 @@ class Vocabulary:
         out = []
         for m in self.pattern.finditer(text):
             word = self.canon[_squash(m.group("word"))]
+            if m.group("law"):
+                word += "-in-law"
             if m.group("mod"):
                 mod = _squash(m.group("mod")).rstrip("-")
                 word = mod + ("" if mod in CLOSED_MODIFIERS else "-") + word
@@ -182,11 +187,54 @@ def vocabulary(kb: str = "kinship") -> Vocabulary:
 TAG_OPEN = re.compile(r"<\s*answer\s*>", re.I)
 TAG_CLOSE = re.compile(r"<\s*/\s*answer\s*>", re.I)
 THINK_TAGS = ("think", "thinking", "reasoning")
-BOXED = re.compile(r"\\boxed\s*\{((?:[^{}]|\{[^{}]*\})*)\}")
+BOXED = re.compile(r"\\boxed\s*\{")
+LATEX_COMMAND = re.compile(r"\\[A-Za-z]+\s*|\\[ ,;:!]|[{}$]")
 JSON_ANSWER = re.compile(r'"answer"\s*:\s*("(?:[^"\\]|\\.)*"|null)', re.I)
 OPENING = re.compile(r"\s*([^.!?\n,;:]+?)\s*(?:[.!\n,;:]|\s[-\u2013\u2014]\s|$)")
 ALTERNATIVE = re.compile(r"\s*(?:or|/|nor|versus|vs)\b", re.I)
+# what may stand between a bare opening word and a second relation offered beside it ("Aunt, possibly mother")
+LISTED = re.compile(r"[\s,/]*(?:(?:or|and|nor|vs\.?|versus|possibly|perhaps|maybe|probably|either|else|even|the|a|an|"
+                    r"his|her|their)\s+)*", re.I)
 TENTATIVE = re.compile(r"\b(?:could|might|may)\s+(?:also\s+|well\s+)?be\b|\b(?:possibly|perhaps|maybe)\b", re.I)
+ALTERNATIVE_START = re.compile(r"^\W*(?:or|alternatively|otherwise)\b", re.I)
+# a sentence taking back what was answered before it ("Wait, actually ...", "On second thought ...")
+CORRECTION = re.compile(
+    r"\b(?:wait|actually|correction|scratch\s+that|i\s+mean|oops|sorry|i\s+was\s+wrong|hold\s+on|"
+    r"on\s+(?:second|further)\s+thought|let\s+me\s+(?:re-?check|reconsider|correct|double[\s-]?check))\b|^\W*no\b", re.I)
+HEADING = re.compile(r"^\W*(?:the\s+)?(?:final\s+)?answer\W*$", re.I)
+OFF = "off"  # a statement about another pair of people than the one asked about
+NAME = r"[A-Z][A-Za-z-]*"
+NOT_NAMES = {"He", "She", "They", "It", "This", "That", "So", "Then", "Therefore", "Thus", "Hence", "And", "But",
+             "The", "A", "An", "His", "Her", "Their", "Its", "Also", "Since", "Because", "Which", "Who", "Answer",
+             "Final", "Step", "First", "Second", "Next", "Finally", "Now", "Here", "There", "We", "I", "You"}
+OWNER = re.compile(rf"(?P<y>{NAME})(?:'s|')\s+{ADJECTIVES}$")
+OF_OWNER = re.compile(rf"^\s+(?:of|to)\s+(?P<y>{NAME})\b")
+IS_NAME = re.compile(rf"^\s+(?:is|was)\s+(?P<x>{NAME})\b")
+# the verbs and adverbs that state "X is Y's R" when the answer's direction is checked
+ANSWER_COPULA = (r"(?:is|was|(?:must|would|will|should|could|might|may)\s+be|(?:appears|seems)\s+to\s+be)"
+                 r"(?:\s+(?:also|therefore|thus|then|indeed|actually|clearly|probably|likely|definitely))*")
+
+
+class ClaimReader:
+    """Reads who a relation word is said of: "X is Y's R", "X is the R of Y", "Y's R is X"."""
+
+    def __init__(self, copula: str) -> None:
+        self.stated = re.compile(rf"(?P<x>{NAME})\s+{copula}\s+(?P<y>{NAME})(?:'s|')\s+{ADJECTIVES}$")
+        self.stated_of = re.compile(rf"(?P<x>{NAME})\s+{copula}\s+(?:the|a|an)\s+{ADJECTIVES}$")
+
+    def pair(self, pre: str, post: str) -> tuple[str, str] | None:
+        """(person, owner) of the relation word between ``pre`` and ``post``, or None."""
+        claim = None
+        if hit := self.stated.search(pre):
+            claim = (hit["x"], hit["y"])
+        elif (owner := OWNER.search(pre)) and (who := IS_NAME.match(post)):
+            claim = (who["x"], owner["y"])
+        elif (hit := self.stated_of.search(pre)) and (of := OF_OWNER.match(post)):
+            claim = (hit["x"], of["y"])
+        return None if claim is None or set(claim) & NOT_NAMES else claim
+
+
+ANSWER_CLAIMS = ClaimReader(ANSWER_COPULA)
 
 
 @lru_cache(maxsize=16)
@@ -219,14 +267,30 @@ def answer_tags(text: str, think_tags: Sequence[str] = THINK_TAGS) -> int:
     return opens if opens == closes else 0
 
 
-def extract_answer(text: str | None, kb: str = "kinship", think_tags: Sequence[str] = THINK_TAGS) -> str | None:
+def plain_unicode(text: str) -> str:
+    """``text`` in compatibility form (full-width letters, no-break spaces), without
+    zero-width characters, with straight quotes."""
+    text = unicodedata.normalize("NFKC", text)
+    return text.translate(UNICODE_MAP)
+
+
+UNICODE_MAP = str.maketrans({"\u200b": "", "\u200c": "", "\u200d": "", "\u2060": "", "\ufeff": "",
+                             "\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"', "\u3002": "."})
+
+
+def extract_answer(text: str | None, kb: str = "kinship", think_tags: Sequence[str] = THINK_TAGS,
+                   query: Sequence[str] | None = None) -> str | None:
     """The relation word ``text`` gives as its answer, or None when it is unparsable.
 
-    See the module docstring for the rules; ``kb`` names the label vocabulary and
-    ``think_tags`` the reasoning blocks whose content is never read.
+    See the module docstring for the rules; ``kb`` names the label vocabulary,
+    ``think_tags`` the reasoning blocks whose content is never read, and ``query`` the
+    (head, tail) names asked about ("how is tail related to head?"), when known: a
+    statement naming them the other way round, or naming other people, is no answer.
     """
     if not text:
         return None
+    if not text.isascii():
+        text = plain_unicode(text)
     vocab = vocabulary(kb)
     quick = vocab.lookup(text)
     if quick is not None:
@@ -234,62 +298,119 @@ def extract_answer(text: str | None, kb: str = "kinship", think_tags: Sequence[s
     rest = final_text(text, think_tags)
     if not rest:
         return None
-    return _extract(rest, vocab)
+    return _extract(rest, vocab, tuple(query) if query else None)
+
+
+def _boxed(text: str) -> tuple[str, int] | None:
+    """The content of the last ``\\boxed{…}`` (braces balanced, LaTeX commands dropped) and its end."""
+    found = None
+    for m in BOXED.finditer(text):
+        depth, i = 1, m.end()
+        while i < len(text) and depth:
+            depth += {"{": 1, "}": -1}.get(text[i], 0)
+            i += 1
+        found = (LATEX_COMMAND.sub(lambda c: " " if c.group().startswith("\\") and c.group()[1:2] in " ,;:!" else "",
+                                   text[m.end(): i - 1]), i)
+    return found
 
 
 @lru_cache(maxsize=65536)
-def _extract(text: str, vocab: Vocabulary) -> str | None:
+def _extract(text: str, vocab: Vocabulary, query: tuple[str, ...] | None) -> str | None:
     opens = list(TAG_OPEN.finditer(text))
     if opens:
         content = text[opens[-1].end():]
         close = TAG_CLOSE.search(content)
-        return _decide_text(clean_text(content[: close.start()] if close else content), vocab)
-    boxed = BOXED.findall(text)
+        if close is None:
+            return _decide_text(clean_text(content), vocab, query)
+        answer = _decide_text(clean_text(content[: close.start()]), vocab, query)
+        return _kept(answer, clean_text(content[close.end():]), vocab, query)
+    boxed = _boxed(text)
     if boxed:
-        return _decide_text(clean_text(boxed[-1]), vocab)
-    keyed = JSON_ANSWER.findall(text)
+        answer = _decide_text(clean_text(boxed[0]), vocab, query)
+        return _kept(answer, clean_text(text[boxed[1]:]), vocab, query)
+    keyed = list(JSON_ANSWER.finditer(text))
     if keyed:
         try:
-            value = json.loads(keyed[-1])
+            value = json.loads(keyed[-1].group(1))
         except ValueError:
             return None
-        return _decide_text(clean_text(value), vocab) if isinstance(value, str) else None
-    return _decide_text(clean_text(text), vocab)
+        if not isinstance(value, str):
+            return None
+        answer = _decide_text(clean_text(value), vocab, query)
+        return _kept(answer, clean_text(text[keyed[-1].end():]), vocab, query)
+    return _decide_text(clean_text(text), vocab, query)
+
+
+PARENTHESIS = re.compile(r"\([^()]*\)")
+# a parenthesis that is the answer itself ("Answer: (aunt)") or offers an alternative ("(or possibly mother)")
+READ_PARENTHESIS = re.compile(r"(?:^|(?<=[:\n]))\s*\(([^()]*)\)|\((\s*(?:or|possibly|perhaps|maybe|either)\b[^()]*)\)",
+                              re.I)
 
 
 def clean_text(text: str) -> str:
-    """``text`` with straight quotes, without markdown marks, parentheses or dotted abbreviations."""
+    """``text`` with straight quotes, without markdown marks, dotted abbreviations or
+    parentheses (those giving the answer itself or an alternative are unwrapped)."""
     text = text.replace("\u2019", "'").replace("\u2018", "'")
     text = re.sub(r"[*_`#\[\]]", "", text)
     text = re.sub(r"\b(i)\.(e)\.|\b(e)\.(g)\.", lambda m: "".join(g for g in m.groups() if g), text, flags=re.I)
     text = re.sub(r"\b(Mr|Mrs|Ms|Dr|St)\.", r"\1", text)
+    if "(" not in text:
+        return text
+    text = READ_PARENTHESIS.sub(lambda m: " " + (m.group(1) or m.group(2)) + " ", text)
     while True:
-        stripped = re.sub(r"\([^()]*\)", " ", text)
+        stripped = PARENTHESIS.sub(" ", text)
         if stripped == text:
             return text
         text = stripped
 
 
-def _decide_text(text: str, vocab: Vocabulary) -> str | None:
-    sentences = [s for s in re.split(r"(?<=[.!?])\s+|\n+|;", text) if s.strip()]
+def _sentences(text: str) -> list[str]:
+    return [s for s in re.split(r"(?<=[.!?])\s+|\n+|;", text) if s.strip()]
+
+
+def _decide_text(text: str, vocab: Vocabulary, query: tuple[str, ...] | None) -> str | None:
+    sentences = _sentences(text)
     for i in range(len(sentences) - 1, -1, -1):
-        for marker in reversed(list(ANSWER_MARKER.finditer(sentences[i]))):
+        markers = list(ANSWER_MARKER.finditer(sentences[i]))
+        if not markers and HEADING.match(sentences[i]):
+            markers = [HEADING.match(sentences[i])]
+        for marker in reversed(markers):
             tail = [sentences[i][marker.end():], *sentences[i + 1:]]
-            first = next((s for s in tail if _live(s, vocab)), None)
-            if first is not None:
-                return _decide(first, vocab)
+            at = next((j for j, s in enumerate(tail) if _live(s, vocab)), None)
+            if at is not None:
+                answer = _answer(tail[at], vocab, query)
+                return _kept(None if answer == OFF else answer, tail[at + 1:], vocab, query)
     opening = OPENING.match(text)
     if opening and len(opening.group(1).split()) <= 3 and not ALTERNATIVE.match(text, opening.end()):
         word = vocab.lookup(opening.group(1))
         if word is not None:
-            return word
+            beside = vocab.pattern.match(text, LISTED.match(text, opening.end(1)).end())
+            if beside and vocab.canon[_squash(beside.group("word"))] != word:
+                return None
+            return _kept(word, _sentences(text[opening.end():]), vocab, query)
     live = [s for s in sentences if _live(s, vocab)]
-    if not live:
+    answers = [_answer(s, vocab, query) for s in live]
+    if len({a for s, a in zip(live, answers) if TENTATIVE.search(s)} - {None, OFF}) > 1:
         return None
-    if len({_decide(s, vocab) for s in live if TENTATIVE.search(s)} - {None}) > 1:
+    candidates = [(s, a) for s, a in zip(live, answers) if a != OFF]
+    if not candidates:
         return None
-    decisive = next((s for s in reversed(live) if not REASON_START.match(s)), live[-1])
-    return _decide(decisive, vocab)
+    decisive, answer = next(((s, a) for s, a in reversed(candidates) if not REASON_START.match(s)), candidates[-1])
+    return None if ALTERNATIVE_START.match(decisive) else answer
+
+
+def _kept(answer: str | None, after: str | list[str], vocab: Vocabulary, query: tuple[str, ...] | None) -> str | None:
+    """``answer`` unless a later sentence takes it back ("Wait, actually …") for another relation."""
+    if answer is None or not after:
+        return answer
+    sentences = _sentences(after) if isinstance(after, str) else after
+    start = next((j for j, s in enumerate(sentences) if CORRECTION.search(s)), None)
+    if start is None:
+        return answer
+    for s in sentences[start:]:
+        if _live(s, vocab) and _answer(s, vocab, query) not in (None, OFF, answer):
+            return None
+    return answer
 
 
 @lru_cache(maxsize=4096)
@@ -298,7 +419,9 @@ def _live(text: str, vocab: Vocabulary) -> tuple[Mention, ...]:
     return tuple(m for m in vocab.mentions(text) if not NEGATION.search(text[: m.start]))
 
 
-def _decide(segment: str, vocab: Vocabulary) -> str | None:
+def _answer(segment: str, vocab: Vocabulary, query: tuple[str, ...] | None) -> str | None:
+    """The relation ``segment`` answers with, None, or :data:`OFF` when it only states a
+    relation between other people than the ``query`` pair (or between them reversed)."""
     if HEDGE.search(segment):
         return None
     for marker in reversed(list(CONCLUSION.finditer(segment))):
@@ -309,17 +432,27 @@ def _decide(segment: str, vocab: Vocabulary) -> str | None:
     if reason is not None:
         segment = segment[: reason.start()]
     mentions = _live(segment, vocab)
+    off = set()
+    if query:
+        want = (query[1].casefold(), query[0].casefold())
+        for j, m in enumerate(mentions):
+            pair = ANSWER_CLAIMS.pair(segment[max(0, m.start - 160): m.start], segment[m.end: m.end + 80])
+            if pair and (pair[0].casefold(), pair[1].casefold()) != want:
+                off.add(j)
+        if off and len(off) == len(mentions):
+            return OFF
     chained = {j for j in range(1, len(mentions))
                if CHAINED.match(segment[mentions[j - 1].end: mentions[j].start])}
-    links = {j - 1 for j in chained}
-    stated = [j for j, m in enumerate(mentions) if j not in links and COPULA.search(segment[: m.start])]
+    links = {j - 1 for j in chained} | {j for j, m in enumerate(mentions) if POSSESSIVE.match(segment, m.end)}
+    stated = [j for j, m in enumerate(mentions)
+              if j not in links and j not in off and COPULA.search(segment[: m.start])]
     if stated:
         pick = stated[-1]
         for j in stated[:-1]:
             if mentions[j].word != mentions[pick].word and CONJUNCTION.search(segment[mentions[j].end: mentions[pick].start]):
                 return None
     else:
-        heads = [j for j in range(len(mentions)) if j not in links]
+        heads = [j for j in range(len(mentions)) if j not in links and j not in off]
         if len({mentions[j].word for j in heads}) != 1:
             return None
         pick = heads[-1]
@@ -330,9 +463,12 @@ def _decide(segment: str, vocab: Vocabulary) -> str | None:
         between = segment[mentions[j - 1].end: mentions[j].start]
         if j == pick + 1 and OF_PHRASE.match(between):
             return None
-        if mentions[j].word != chosen.word and JOINED.match(between):
+        if mentions[j].word != chosen.word and j not in off and JOINED.match(between):
             return None
     for j in range(pick - 1, -1, -1):
-        if mentions[j].word != chosen.word and JOINED.match(segment[mentions[j].end: mentions[j + 1].start]):
+        if mentions[j].word != chosen.word and j not in off and JOINED.match(segment[mentions[j].end: mentions[j + 1].start]):
             return None
     return chosen.word
+
+
+POSSESSIVE = re.compile(r"'s\b")
