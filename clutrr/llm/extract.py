@@ -378,7 +378,7 @@ def _decide_text(text: str, vocab: Vocabulary, query: tuple[str, ...] | None) ->
             tail = [sentences[i][marker.end():], *sentences[i + 1:]]
             at = next((j for j, s in enumerate(tail) if _live(s, vocab)), None)
             if at is not None:
-                answer = _answer(tail[at], vocab, query)
+                answer = _answer(tail[at], vocab, query)[0]
                 return _kept(None if answer == OFF else answer, tail[at + 1:], vocab, query)
     opening = OPENING.match(text)
     if opening and len(opening.group(1).split()) <= 3 and not ALTERNATIVE.match(text, opening.end()):
@@ -389,13 +389,15 @@ def _decide_text(text: str, vocab: Vocabulary, query: tuple[str, ...] | None) ->
                 return None
             return _kept(word, _sentences(text[opening.end():]), vocab, query)
     live = [s for s in sentences if _live(s, vocab)]
-    answers = [_answer(s, vocab, query) for s in live]
-    if len({a for s, a in zip(live, answers) if TENTATIVE.search(s)} - {None, OFF}) > 1:
+    readings = [(s, *_answer(s, vocab, query)) for s in live]
+    if len({a for s, a, _ in readings if TENTATIVE.search(s)} - {None, OFF}) > 1:
         return None
-    candidates = [(s, a) for s, a in zip(live, answers) if a != OFF]
+    candidates = [r for r in readings if r[1] != OFF]
+    if any(stated for _, _, stated in candidates):  # a relation only mentioned ("her niece Chloe") is no answer
+        candidates = [r for r in candidates if r[2]]
     if not candidates:
         return None
-    decisive, answer = next(((s, a) for s, a in reversed(candidates) if not REASON_START.match(s)), candidates[-1])
+    decisive, answer, _ = next((r for r in reversed(candidates) if not REASON_START.match(r[0])), candidates[-1])
     return None if ALTERNATIVE_START.match(decisive) else answer
 
 
@@ -408,7 +410,7 @@ def _kept(answer: str | None, after: str | list[str], vocab: Vocabulary, query: 
     if start is None:
         return answer
     for s in sentences[start:]:
-        if _live(s, vocab) and _answer(s, vocab, query) not in (None, OFF, answer):
+        if _live(s, vocab) and _answer(s, vocab, query)[0] not in (None, OFF, answer):
             return None
     return answer
 
@@ -419,14 +421,16 @@ def _live(text: str, vocab: Vocabulary) -> tuple[Mention, ...]:
     return tuple(m for m in vocab.mentions(text) if not NEGATION.search(text[: m.start]))
 
 
-def _answer(segment: str, vocab: Vocabulary, query: tuple[str, ...] | None) -> str | None:
-    """The relation ``segment`` answers with, None, or :data:`OFF` when it only states a
-    relation between other people than the ``query`` pair (or between them reversed)."""
+def _answer(segment: str, vocab: Vocabulary, query: tuple[str, ...] | None) -> tuple[str | None, bool]:
+    """The relation ``segment`` answers with (None, or :data:`OFF` when it only states a
+    relation between other people than the ``query`` pair, or between them reversed), and
+    whether it states it (with a copula or after a conclusion marker) or only mentions it."""
     if HEDGE.search(segment):
-        return None
+        return None, True
+    concluded = False
     for marker in reversed(list(CONCLUSION.finditer(segment))):
         if _live(segment[marker.end():], vocab):
-            segment = segment[marker.end():]
+            segment, concluded = segment[marker.end():], True
             break
     reason = next((r for r in REASON.finditer(segment) if r.start() > 0 and _live(segment[: r.start()], vocab)), None)
     if reason is not None:
@@ -440,7 +444,7 @@ def _answer(segment: str, vocab: Vocabulary, query: tuple[str, ...] | None) -> s
             if pair and (pair[0].casefold(), pair[1].casefold()) != want:
                 off.add(j)
         if off and len(off) == len(mentions):
-            return OFF
+            return OFF, True
     chained = {j for j in range(1, len(mentions))
                if CHAINED.match(segment[mentions[j - 1].end: mentions[j].start])}
     links = {j - 1 for j in chained} | {j for j, m in enumerate(mentions) if POSSESSIVE.match(segment, m.end)}
@@ -450,25 +454,25 @@ def _answer(segment: str, vocab: Vocabulary, query: tuple[str, ...] | None) -> s
         pick = stated[-1]
         for j in stated[:-1]:
             if mentions[j].word != mentions[pick].word and CONJUNCTION.search(segment[mentions[j].end: mentions[pick].start]):
-                return None
+                return None, True
     else:
         heads = [j for j in range(len(mentions)) if j not in links and j not in off]
         if len({mentions[j].word for j in heads}) != 1:
-            return None
+            return None, concluded
         pick = heads[-1]
     if pick in chained:
-        return None
+        return None, True
     chosen = mentions[pick]
     for j in range(pick + 1, len(mentions)):
         between = segment[mentions[j - 1].end: mentions[j].start]
         if j == pick + 1 and OF_PHRASE.match(between):
-            return None
+            return None, True
         if mentions[j].word != chosen.word and j not in off and JOINED.match(between):
-            return None
+            return None, True
     for j in range(pick - 1, -1, -1):
         if mentions[j].word != chosen.word and j not in off and JOINED.match(segment[mentions[j].end: mentions[j + 1].start]):
-            return None
-    return chosen.word
+            return None, True
+    return chosen.word, bool(stated) or concluded
 
 
 POSSESSIVE = re.compile(r"'s\b")

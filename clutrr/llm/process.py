@@ -20,20 +20,12 @@ from dataclasses import asdict, dataclass, field
 
 from clutrr.core.entailment import story_closure
 from clutrr.core.kb import GENDERS, load_kb
-from clutrr.llm.extract import ADJECTIVES, NEGATION, clean_text, final_text, vocabulary
+from clutrr.llm.extract import NEGATION, ClaimReader, clean_text, final_text, plain_unicode, vocabulary
 
-NAME = r"[A-Z][A-Za-z-]*"
 COPULA = r"(?:is|was|(?:must|would|will|should)\s+be)(?:\s+(?:also|therefore|thus|then|indeed|actually|clearly))?"
-OWNER = re.compile(rf"(?P<y>{NAME})(?:'s|')\s+{ADJECTIVES}$")
-STATED = re.compile(rf"(?P<x>{NAME})\s+{COPULA}\s+(?P<y>{NAME})(?:'s|')\s+{ADJECTIVES}$")
-STATED_OF = re.compile(rf"(?P<x>{NAME})\s+{COPULA}\s+(?:the|a|an)\s+{ADJECTIVES}$")
-OF_OWNER = re.compile(rf"^\s+(?:of|to)\s+(?P<y>{NAME})\b")
-IS_NAME = re.compile(rf"^\s+(?:is|was)\s+(?P<x>{NAME})\b")
+CLAIMS = ClaimReader(COPULA)
 CHAINED = re.compile(r"^(?:'s|s'|')")
 SENTENCE_END = re.compile(r"[.!?](?:\s|$)|\n")
-NOT_NAMES = {"He", "She", "They", "It", "This", "That", "So", "Then", "Therefore", "Thus", "Hence", "And", "But",
-             "The", "A", "An", "His", "Her", "Their", "Its", "Also", "Since", "Because", "Which", "Who", "Answer",
-             "Final", "Step", "First", "Second", "Next", "Finally", "Now", "Here", "There", "We", "I", "You"}
 
 
 @dataclass(frozen=True)
@@ -72,20 +64,14 @@ class ProcessResult:
 def find_claims(text: str, kb: str = "kinship") -> list[tuple[str, str, str]]:
     """Every (person, owner, relation word) that ``text`` states, in order; negated and
     chained mentions ("not his sister", "Tom's wife's mother") are left out."""
-    text = clean_text(text)
+    text = clean_text(text if text.isascii() else plain_unicode(text))
     out = []
     for m in vocabulary(kb).mentions(text):
         pre, post = text[max(0, m.start - 160): m.start], text[m.end: m.end + 80]
         if CHAINED.match(post) or NEGATION.search(pre):
             continue
-        claim = None
-        if hit := STATED.search(pre):
-            claim = (hit["x"], hit["y"])
-        elif (owner := OWNER.search(pre)) and (who := IS_NAME.match(post)):
-            claim = (who["x"], owner["y"])
-        elif (hit := STATED_OF.search(pre)) and (of := OF_OWNER.match(post)):
-            claim = (hit["x"], of["y"])
-        if claim and not set(claim) & NOT_NAMES:
+        claim = CLAIMS.pair(pre, post)
+        if claim:
             out.append((claim[0], claim[1], m.word))
     return out
 

@@ -19,12 +19,26 @@ def score_answer(answer: str | None, entry: dict, kb: str = "kinship", think_tag
     ``answer`` may be a bare word in any case, spacing, hyphenation or number ("Son In
     Law", "sisters"), a KB alias or informal word ("grandma"), or a reply read by
     :func:`clutrr.llm.extract.extract_answer` ("Crystal is Howard's wife",
-    "<think>…</think><answer>wife</answer>"). Unparsable text scores 0.
+    "<think>…</think><answer>wife</answer>") with the item's query names, so a statement
+    of the pair reversed or of other people is no answer. Unparsable text scores 0.
     """
     if not answer:
         return 0.0
-    got = extract_answer(answer, kb, think_tags)
+    got = extract_answer(answer, kb, think_tags, query_names(entry))
     return 1.0 if got is not None and got == extract_answer(entry["answer"], kb) else 0.0
+
+
+def query_names(entry: dict) -> tuple[str, str] | None:
+    """The (head, tail) names an item asks about ("how is tail related to head?"): its
+    ``query``, else the people of its ``metadata.query_edge``; None when it has neither."""
+    query = entry.get("query")
+    if query and len(query) == 2:
+        return str(query[0]).strip("[]"), str(query[1]).strip("[]")
+    meta = entry.get("metadata") or {}
+    edge, people = meta.get("query_edge"), meta.get("people")
+    if edge and people:
+        return people[edge[0]]["name"], people[edge[1]]["name"]
+    return None
 
 
 def has_answer_tag(text: str | None, think_tags: Sequence[str] = THINK_TAGS) -> bool:
