@@ -78,7 +78,9 @@ CONCLUSION = re.compile(
     r"\b(?:so|therefore|thus|hence|consequently|which\s+makes|that\s+makes|this\s+makes|making|makes|"
     r"means(?:\s+that)?|ie|in\s+conclusion|in\s+summary|in\s+short|overall)\b|=>|->|→", re.I)
 REASON_START = re.compile(r"^\W*(?:(?:this|that)(?:\s+is|'s)\s+because|because|recall|note\s+that|"
-                          r"explanation|reasoning|justification|rationale)\b", re.I)
+                          r"explanation|reasoning|justification|rationale|"
+                          r"here(?:'s|\s+is)\s+(?:why|how|the\s+reasoning|the\s+explanation|my\s+reasoning)|"
+                          r"let\s+me\s+explain|to\s+explain)\b", re.I)
 REASON = re.compile(r"\b(?:because|since|given\s+that|due\s+to|based\s+on|through|via)\b|,\s*as\b", re.I)
 HEDGE = re.compile(
     r"\b(?:can\s*not|can't|cannot|unable\s+to|impossible\s+to|not\s+possible\s+to)\s+(?:be\s+)?"
@@ -208,6 +210,9 @@ NOT_NAMES = {"He", "She", "They", "It", "This", "That", "So", "Then", "Therefore
              "The", "A", "An", "His", "Her", "Their", "Its", "Also", "Since", "Because", "Which", "Who", "Answer",
              "Final", "Step", "First", "Second", "Next", "Finally", "Now", "Here", "There", "We", "I", "You"}
 OWNER = re.compile(rf"(?P<y>{NAME})(?:'s|')\s+{ADJECTIVES}$")
+SUBJECT = rf"(?P<x>{NAME})(?:,?\s+who)?"  # "Paul, who is Tom's uncle" is said of Paul
+# a relation stated in a relative clause ("a son, Paul, who is Tom's uncle") describes someone
+RELATIVE = re.compile(r"\b(?:who|which)\b[^,.;:]{0,40}$", re.I)
 OF_OWNER = re.compile(rf"^\s+(?:of|to)\s+(?P<y>{NAME})\b")
 IS_NAME = re.compile(rf"^\s+(?:is|was)\s+(?P<x>{NAME})\b")
 # the verbs and adverbs that state "X is Y's R" when the answer's direction is checked
@@ -219,8 +224,8 @@ class ClaimReader:
     """Reads who a relation word is said of: "X is Y's R", "X is the R of Y", "Y's R is X"."""
 
     def __init__(self, copula: str) -> None:
-        self.stated = re.compile(rf"(?P<x>{NAME})\s+{copula}\s+(?P<y>{NAME})(?:'s|')\s+{ADJECTIVES}$")
-        self.stated_of = re.compile(rf"(?P<x>{NAME})\s+{copula}\s+(?:the|a|an)\s+{ADJECTIVES}$")
+        self.stated = re.compile(rf"{SUBJECT}\s+{copula}\s+(?P<y>{NAME})(?:'s|')\s+{ADJECTIVES}$")
+        self.stated_of = re.compile(rf"{SUBJECT}\s+{copula}\s+(?:the|a|an)\s+{ADJECTIVES}$")
 
     def pair(self, pre: str, post: str) -> tuple[str, str] | None:
         """(person, owner) of the relation word between ``pre`` and ``post``, or None."""
@@ -388,16 +393,19 @@ def _decide_text(text: str, vocab: Vocabulary, query: tuple[str, ...] | None) ->
             if beside and vocab.canon[_squash(beside.group("word"))] != word:
                 return None
             return _kept(word, _sentences(text[opening.end():]), vocab, query)
-    live = [s for s in sentences if _live(s, vocab)]
-    readings = [(s, *_answer(s, vocab, query)) for s in live]
-    if len({a for s, a, _ in readings if TENTATIVE.search(s)} - {None, OFF}) > 1:
+    explained = next((i for i, s in enumerate(sentences) if REASON_START.match(s)), len(sentences))
+    readings = [(i, s, *_answer(s, vocab, query)) for i, s in enumerate(sentences) if _live(s, vocab)]
+    first = [r for r in readings if r[0] < explained]  # before "Here's why:" or "Explanation:"
+    if len(first) < len(readings) and any(a not in (None, OFF) and stated for _, _, a, stated in first):
+        readings = first
+    if len({a for _, s, a, _ in readings if TENTATIVE.search(s)} - {None, OFF}) > 1:
         return None
-    candidates = [r for r in readings if r[1] != OFF]
-    if any(stated for _, _, stated in candidates):  # a relation only mentioned ("her niece Chloe") is no answer
-        candidates = [r for r in candidates if r[2]]
+    candidates = [r for r in readings if r[2] != OFF]
+    if any(r[3] for r in candidates):  # a relation only mentioned ("her niece Chloe") is no answer
+        candidates = [r for r in candidates if r[3]]
     if not candidates:
         return None
-    decisive, answer, _ = next((r for r in reversed(candidates) if not REASON_START.match(r[0])), candidates[-1])
+    _, decisive, answer, _ = next((r for r in reversed(candidates) if not REASON_START.match(r[1])), candidates[-1])
     return None if ALTERNATIVE_START.match(decisive) else answer
 
 
@@ -448,8 +456,8 @@ def _answer(segment: str, vocab: Vocabulary, query: tuple[str, ...] | None) -> t
     chained = {j for j in range(1, len(mentions))
                if CHAINED.match(segment[mentions[j - 1].end: mentions[j].start])}
     links = {j - 1 for j in chained} | {j for j, m in enumerate(mentions) if POSSESSIVE.match(segment, m.end)}
-    stated = [j for j, m in enumerate(mentions)
-              if j not in links and j not in off and COPULA.search(segment[: m.start])]
+    stated = [j for j, m in enumerate(mentions) if j not in links and j not in off
+              and COPULA.search(segment[: m.start]) and not RELATIVE.search(segment[: m.start])]
     if stated:
         pick = stated[-1]
         for j in stated[:-1]:
