@@ -56,7 +56,7 @@ SYNONYMS = {
     "dad": "father", "daddy": "father", "papa": "father", "pappa": "father",
     "grandma": "grandmother", "grandmom": "grandmother", "grandmum": "grandmother", "grandmama": "grandmother",
     "granny": "grandmother", "grannie": "grandmother", "nana": "grandmother", "nanna": "grandmother",
-    "gran": "grandmother", "nan": "grandmother", "gramma": "grandmother", "grandmommy": "grandmother",
+    "gran": "grandmother", "gramma": "grandmother", "grandmommy": "grandmother",
     "grandpa": "grandfather", "granddad": "grandfather", "grandad": "grandfather", "granddaddy": "grandfather",
     "grandpapa": "grandfather", "grandaddy": "grandfather", "gramps": "grandfather", "grampa": "grandfather", "grandpop": "grandfather",
     "hubby": "husband", "missus": "wife", "missis": "wife",
@@ -195,8 +195,8 @@ JSON_ANSWER = re.compile(r'"answer"\s*:\s*("(?:[^"\\]|\\.)*"|null)', re.I)
 OPENING = re.compile(r"\s*([^.!?\n,;:]+?)\s*(?:[.!\n,;:]|\s[-\u2013\u2014]\s|$)")
 ALTERNATIVE = re.compile(r"\s*(?:or|/|nor|versus|vs)\b", re.I)
 # what may stand between a bare opening word and a second relation offered beside it ("Aunt, possibly mother")
-LISTED = re.compile(r"[\s,/]*(?:(?:or|and|nor|vs\.?|versus|possibly|perhaps|maybe|probably|either|else|even|the|a|an|"
-                    r"his|her|their)\s+)*", re.I)
+LISTED = re.compile(r"[\s,/;]*(?:(?:or|and|nor|vs\.?|versus|possibly|perhaps|maybe|probably|either|else|even)\s+"
+                    r"(?:(?:the|a|an|his|her|their)\s+)?)*", re.I)
 TENTATIVE = re.compile(r"\b(?:could|might|may)\s+(?:also\s+|well\s+)?be\b|\b(?:possibly|perhaps|maybe)\b", re.I)
 ALTERNATIVE_START = re.compile(r"^\W*(?:or|alternatively|otherwise)\b", re.I)
 # a sentence taking back what was answered before it ("Wait, actually ...", "On second thought ...")
@@ -403,6 +403,8 @@ def _decide_text(text: str, vocab: Vocabulary, query: tuple[str, ...] | None) ->
     candidates = [r for r in readings if r[2] != OFF]
     if any(r[3] for r in candidates):  # a relation only mentioned ("her niece Chloe") is no answer
         candidates = [r for r in candidates if r[3]]
+    elif len({r[2] for r in candidates} - {None}) > 1:  # a list of relations, none stated ("- aunt\n- mother")
+        return None
     if not candidates:
         return None
     _, decisive, answer, _ = next((r for r in reversed(candidates) if not REASON_START.match(r[1])), candidates[-1])
