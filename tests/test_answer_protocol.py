@@ -84,8 +84,86 @@ PROTOCOL_CASES = [
     ("They are first cousins.", "cousin"),
     ("Tom is Ann's half-brother.", "half-brother"),
     ("Kim is Ann's great-niece.", "great-niece"),
+    # LaTeX, markdown and JSON as models write them
+    ("<think>\nChloe is Renee's niece...\n</think>\n\n## Final Answer\n\n\\boxed{aunt}", "aunt"),
+    ("\\boxed{\\text{mother\\text{-}in\\text{-}law}}", "mother-in-law"),
+    ("$\\boxed{\\textbf{Aunt}}$", "aunt"),
+    ("Final Answer: The final answer is $\\boxed{aunt}$. I hope it is correct.", "aunt"),
+    ("## Answer\n\n**Aunt**\n\n## Explanation\n\nChloe is Renee's niece; Edith is Chloe's sister.", "aunt"),
+    ("Answer: (aunt)", "aunt"),
+    ('```json\n{\n  "reasoning": "Chloe is Renee\'s niece; Edith is Chloe\'s sister.",\n  "answer": "aunt"\n}\n```', "aunt"),
+    ("Sure! Let's break it down:\n\n- Chloe is Renee's niece.\n- Edith is Chloe's sister.\n\n"
+     "Therefore, Edith is also Renee's niece, making Renee her **aunt**.", "aunt"),
+    ("<think>\n\n</think>\n\nRenee is Edith's aunt.", "aunt"),
+    ("<think>Lisa is Ann's daughter. Tom is Lisa's son.\n\n**Answer:** grandmother", NONE),
+    # the answer first, then reasons naming other relations
+    ("Renee is Edith's aunt. She once gave her niece Chloe a coin collection.", "aunt"),
+    ("Ann is Tom's grandmother. Ann also has a son, Paul, who is Tom's uncle.", "grandmother"),
+    ("Ann is Tom's grandmother.\n\nHere's why:\n* Ann's daughter is Lisa.\n* Lisa is Tom's mother.\n"
+     "* Therefore, Tom is Ann's grandson.", "grandmother"),
+    ("**Ann is Tom's grandmother.**\n\nExplanation:\n1. Lisa is Ann's daughter.\n2. Tom is Lisa's son.\n"
+     "3. So Tom is Ann's grandson.", "grandmother"),
+    ("Grandmother — Ann is Lisa's mother and Lisa is Tom's mother.", "grandmother"),
+    ("Renee is not Edith's mother; Renee is Edith's aunt.", "aunt"),
+    ("I'm not 100% sure, but I think aunt.", "aunt"),  # one relation, committed to
+    # alternatives, lists and self-corrections: no answer
+    ("Aunt (or possibly mother).", NONE),
+    ("Aunt, possibly mother.", NONE),
+    ("aunt, mother", NONE),
+    ("<answer>aunt; mother</answer>", NONE),
+    ("- aunt\n- mother", NONE),
+    ("Aunt? Or maybe mother.", NONE),
+    ("Aunt. Correction: mother.", NONE),
+    ("Answer: aunt.\nHmm, on second thought, Renee is Edith's mother.", NONE),
+    ("<answer>grandmother</answer>\n\nActually, Ann is Tom's aunt.", NONE),
+    ("\\boxed{grandmother}\n\nWait, actually Ann is Tom's aunt.", NONE),
+    ("<answer>grandmother</answer>\n\nNote: Lisa is Ann's daughter.", "grandmother"),
+    ("Answer: grandmother\n\nWait, I misread. Lisa is Ann's sister, so Ann is Tom's aunt.\n\nAnswer: aunt", "aunt"),
+    # Unicode, regional words, possessives and words outside the 22
+    ("\uff32\uff45\uff4e\uff45\uff45 is Edith's \uff41\uff55\uff4e\uff54.", "aunt"),
+    ("Answer\uff1a\u00a0\u201caunt\u201d", "aunt"),
+    ("She's Tom's nana.", "grandmother"),
+    ("Renee is Edith's mother in law.", "mother-in-law"),
+    ("Her grandsons.", "grandson"),
+    ("sister's", NONE),
+    ("mother-in-law's", NONE),
+    ("Renee is Edith's aunt-in-law.", "aunt-in-law"),
+    ("Renee is Edith's former wife.", "former-wife"),
 ]
-TABLE = PLAIN_CASES + PROTOCOL_CASES
+# replies to "How is Renee related to Edith?" (Renee is Edith's aunt): read with the query's names,
+# a statement of the pair reversed or of other people is no answer
+QUERY = ("Edith", "Renee")
+QUERY_ENTRY = {
+    "query": list(QUERY),
+    "metadata": {
+        "people": [{"name": "Edith", "gender": "female"}, {"name": "Chloe", "gender": "female"},
+                   {"name": "Renee", "gender": "female"}],
+        "facts": [{"head": 0, "relation": "sister", "tail": 1}, {"head": 1, "relation": "aunt", "tail": 2}],
+        "query_edge": [0, 2],
+    },
+}
+QUERY_CASES = [
+    ("Renee is Edith's aunt.", "aunt"),
+    ("Renee is the aunt of Edith.", "aunt"),
+    ("Edith's aunt is Renee.", "aunt"),
+    ("She is her aunt.", "aunt"),
+    ("Edith is Renee's niece.", NONE),
+    ("Edith is Renee's aunt.", NONE),
+    ("Renee's aunt is Edith.", NONE),
+    ("Edith is an aunt to Renee.", NONE),
+    ("<answer>Edith is Renee's aunt</answer>", NONE),
+    ("Answer: Edith is Renee's niece.", NONE),
+    ("Renee is Edith's aunt, and Edith is Renee's niece.", "aunt"),
+    ("Edith is Renee's niece, so Renee is Edith's aunt.", "aunt"),
+    ("Great question! Renee is Edith's aunt. Renee gave her niece Chloe a coin collection, and since Edith is "
+     "Chloe's sister, Edith is also Renee's niece.", "aunt"),
+    ("Renee is Edith's mother. Chloe is Renee's niece, and Renee is Chloe's aunt.", "mother"),
+    ("Chloe is Renee's niece and Edith is Chloe's sister, so Renee is Chloe's aunt.", NONE),
+    ("Renee is the sister of Ivan, who is the father of Edith.", NONE),
+    ("<think>Chloe is Renee's niece.</think>\nEdith is Renee's niece, making Renee Edith's aunt.", "aunt"),
+]
+TABLE = [(text, expected, None) for text, expected in PLAIN_CASES + PROTOCOL_CASES] + \
+    [(text, expected, QUERY) for text, expected in QUERY_CASES]
 WORDS = load_kb("kinship").words
 
 
@@ -94,20 +172,28 @@ def test_protocol_reading(text, expected):
     assert extract_answer(text) == expected
 
 
+@pytest.mark.parametrize("text, expected", QUERY_CASES)
+def test_reading_with_the_query_names(text, expected):
+    assert extract_answer(text, query=QUERY) == expected
+
+
 def test_table_is_large():
     assert len(TABLE) >= 100
-    assert len({text for text, _ in TABLE}) == len(TABLE)
+    assert len({text for text, _, _ in TABLE}) == len(TABLE)
 
 
-@pytest.mark.parametrize("text, expected", TABLE)
-def test_no_wrong_final_answer_earns_any_reward(text, expected):
+@pytest.mark.parametrize("text, expected, query", TABLE)
+def test_no_wrong_final_answer_earns_any_reward(text, expected, query):
     for gold in WORDS:
-        entry = {"answer": gold}
+        entry = dict(QUERY_ENTRY, answer=gold) if query else {"answer": gold}
         pays = [score_answer(text, entry), reward(text, entry), reward(text, entry, format_bonus=0.2)]
+        if query:
+            pays.append(reward(text, entry, format_bonus=0.2, process_weight=0.5))
         if gold != expected:
-            assert pays == [0.0, 0.0, 0.0], gold
+            assert pays == [0.0] * len(pays), gold
         else:
-            assert pays[0] == 1.0 and pays[1] == 1.0 and pays[2] == 1.0 + 0.2 * has_answer_tag(text)
+            assert pays[:3] == [1.0, 1.0, 1.0 + 0.2 * has_answer_tag(text)]
+            assert pays[3:] == [] or 0.5 + 0.2 * has_answer_tag(text) <= pays[3] <= 1.0 + 0.2 * has_answer_tag(text)
 
 
 def test_the_format_bonus_needs_exactly_one_answer_tag_outside_reasoning():

@@ -1,35 +1,48 @@
-"""Read the relation a model's reply names: ``extract_answer(text) -> word | None``.
+"""Read the relation a model's reply names: ``extract_answer(text, query=None) -> word | None``.
 
-The answer protocol, one rule set for scoring, rewards and reports (docs/eval.md):
+The answer protocol, one rule set for scoring, rewards and reports (docs/eval.md). Text is
+read in Unicode compatibility form (full-width letters, no-break spaces, curly quotes).
 
 0. Reasoning blocks (``<think>``, ``<thinking>``, ``<reasoning>``; configurable) are never
    read: only the text after the last closing tag counts, and a block left open (a
    truncated reply) means no answer.
 1. An explicit final-answer marker decides, the last one when there are several: an
-   ``<answer>…</answer>`` tag (an unclosed tag runs to the end), ``\\boxed{…}``, a JSON
-   ``"answer"`` key wherever it stands, or "Answer:", "Final answer:", "the answer is",
-   "the relationship is". Only the first statement after a text marker is read, so an
-   explanation after it cannot override it.
-2. A bare relation word opening the reply ("Niece. Doris is …") is the answer.
-3. Otherwise the last sentence that names a relation decides (sentences that only give a
-   reason, "This is because …", are skipped). Within it, the text after the last
-   conclusion marker ("so", "therefore", "which makes", "i.e.") is read.
+   ``<answer>…</answer>`` tag (an unclosed tag runs to the end), ``\\boxed{…}`` (LaTeX
+   commands dropped), a JSON ``"answer"`` key wherever it stands, or "Answer:", "Final
+   answer:", "the answer is", "the relationship is", an "Answer" heading line. Only the
+   first statement after a text marker is read, so an explanation after it cannot
+   override it; a later sentence taking it back ("Wait, actually …") for another relation
+   leaves no answer.
+2. A bare relation word opening the reply ("Niece. Doris is …") is the answer, unless
+   another relation is offered beside it ("Aunt, possibly mother").
+3. Otherwise the last sentence that states a relation decides (sentences that only give a
+   reason, "This is because …", and those after an explanation heading that follows a
+   statement, "Here's why:", are skipped; a relation only mentioned, "her niece Chloe", or
+   in a relative clause, "Paul, who is Tom's uncle", competes only when none is stated,
+   and then only if all name the same one). Within it, the text after the last conclusion
+   marker ("so", "therefore", "which makes", "i.e.") is read.
 
 Inside the part that decides, a relation *stated* with a copula ("is Howard's wife",
 "are sisters", "would be her uncle") is the answer; the last one stated counts. A
 relation that only describes a path ("his wife's mother", "the mother of Tom's wife")
-is not an answer: such a statement is unparsable. So is a statement of two different
-relations joined by "or"/"and" ("her uncle or her father", "Sarah is Kevin's sister and
-Kevin is Sarah's brother"), a reply offering several relations as possibilities ("could
-be", "perhaps") without committing to one, a hedge ("cannot be determined", "not enough
-information"), and a part with several different relations and none stated. Negated
-mentions ("not his sister") are ignored. Without any copula, a part naming exactly one
-relation ("Answer: Wife", "Howard's wife is Crystal") gives it.
+or a possessive ("sister's") is not an answer: such a statement is unparsable. So is a
+statement of two different relations joined by "or"/"and" ("her uncle or her father",
+"Sarah is Kevin's sister and Kevin is Sarah's brother"), a reply offering several
+relations as possibilities ("could be", "perhaps") without committing to one, a hedge
+("cannot be determined", "not enough information"), and a part with several different
+relations and none stated. Negated mentions ("not his sister") are ignored. Without any
+copula, a part naming exactly one relation ("Answer: Wife", "Howard's wife is Crystal")
+gives it.
+
+With ``query=(head, tail)`` (the question asks what tail is to head), a statement naming
+its people ("X is Y's R", "X is the R of Y", "Y's R is X") answers only when X is the tail
+and Y the head: one about the pair reversed or about other people is a step, never the
+answer.
 
 The result is the KB's word for the relation (aliases, informal words such as "grandma"
 or "papa", plurals, capitals, hyphens or spaces all map to it), a normalised word outside
-the KB's vocabulary when the model named one ("cousin", "great-uncle", "stepmother":
-parsed, but never right), or None when the text is unparsable.
+the KB's vocabulary when the model named one ("cousin", "great-uncle", "stepmother",
+"aunt-in-law": parsed, but never right), or None when the text is unparsable.
 """
 from __future__ import annotations
 
