@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from clutrr.core.kb import load_kb
+from clutrr.integrations.trl_reward import make_reward
 from clutrr.llm.extract import answer_tags, extract_answer, final_text
 from clutrr.rl import has_answer_tag, reward, score_answer
 from test_extract_answer import CASES as PLAIN_CASES
@@ -161,6 +162,9 @@ QUERY_CASES = [
     ("Chloe is Renee's niece and Edith is Chloe's sister, so Renee is Chloe's aunt.", NONE),
     ("Renee is the sister of Ivan, who is the father of Edith.", NONE),
     ("<think>Chloe is Renee's niece.</think>\nEdith is Renee's niece, making Renee Edith's aunt.", "aunt"),
+    ("edith is renee's niece.", NONE),
+    ("EDITH IS RENEE'S NIECE", NONE),
+    ("renee is edith's aunt", "aunt"),
 ]
 TABLE = [(text, expected, None) for text, expected in PLAIN_CASES + PROTOCOL_CASES] + \
     [(text, expected, QUERY) for text, expected in QUERY_CASES]
@@ -215,3 +219,10 @@ def test_reasoning_tags_are_configurable():
     assert extract_answer("<scratch>uncle", think_tags=("scratch",)) is None
     assert extract_answer("<think>uncle</think>aunt", think_tags=()) is None  # tags read: two relations, none stated
     assert score_answer("<scratch>uncle</scratch>aunt", {"answer": "aunt"}, think_tags=("scratch",)) == 1.0
+
+
+def test_trl_reward_reads_with_the_query_column():
+    fn = make_reward(format_bonus=0.1)
+    completions = ["Edith is Renee's niece.", "<answer>Renee is Edith's aunt</answer>", "Edith is Renee's niece."]
+    got = fn(completions=completions, answer=["niece", "aunt", "aunt"], query=[list(QUERY)] * 3)
+    assert got == [0.0, 1.1, 0.0]

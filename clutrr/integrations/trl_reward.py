@@ -44,6 +44,8 @@ def make_reward(format_bonus: float = 0.0, process_weight: float = 0.0, kb: str 
         for i, (completion, gold) in enumerate(zip(completions, answer, strict=True)):
             text, reasoning = _reply(completion)
             entry: dict = {"answer": gold}
+            if columns.get("query") is not None:  # the names asked about: a reversed statement is no answer
+                entry["query"] = columns["query"][i]
             if process_weight:
                 entry["metadata"] = {key: columns[key][i] for key in ("people", "facts", "query_edge")}
             out.append(reward(text, entry, format_bonus, kb, process_weight, reasoning))

@@ -218,16 +218,16 @@ CORRECTION = re.compile(
     r"on\s+(?:second|further)\s+thought|let\s+me\s+(?:re-?check|reconsider|correct|double[\s-]?check))\b|^\W*no\b", re.I)
 HEADING = re.compile(r"^\W*(?:the\s+)?(?:final\s+)?answer\W*$", re.I)
 OFF = "off"  # a statement about another pair of people than the one asked about
-NAME = r"[A-Z][A-Za-z-]*"
+NAME = r"[^\W\d_][\w-]*"  # a capitalised word (checked in ClaimReader.pair): "Edith", "Zoë"
 NOT_NAMES = {"He", "She", "They", "It", "This", "That", "So", "Then", "Therefore", "Thus", "Hence", "And", "But",
              "The", "A", "An", "His", "Her", "Their", "Its", "Also", "Since", "Because", "Which", "Who", "Answer",
              "Final", "Step", "First", "Second", "Next", "Finally", "Now", "Here", "There", "We", "I", "You"}
-OWNER = re.compile(rf"(?P<y>{NAME})(?:'s|')\s+{ADJECTIVES}$")
+OWNER = re.compile(rf"(?P<y>{NAME})(?:'s|')\s+{ADJECTIVES}$", re.I)
 SUBJECT = rf"(?P<x>{NAME})(?:,?\s+who)?"  # "Paul, who is Tom's uncle" is said of Paul
 # a relation stated in a relative clause ("a son, Paul, who is Tom's uncle") describes someone
 RELATIVE = re.compile(r"\b(?:who|which)\b[^,.;:]{0,40}$", re.I)
-OF_OWNER = re.compile(rf"^\s+(?:of|to)\s+(?P<y>{NAME})\b")
-IS_NAME = re.compile(rf"^\s+(?:is|was)\s+(?P<x>{NAME})\b")
+OF_OWNER = re.compile(rf"^\s+(?:of|to)\s+(?P<y>{NAME})\b", re.I)
+IS_NAME = re.compile(rf"^\s+(?:is|was)\s+(?P<x>{NAME})\b", re.I)
 # the verbs and adverbs that state "X is Y's R" when the answer's direction is checked
 ANSWER_COPULA = (r"(?:is|was|(?:must|would|will|should|could|might|may)\s+be|(?:appears|seems)\s+to\s+be)"
                  r"(?:\s+(?:also|therefore|thus|then|indeed|actually|clearly|probably|likely|definitely))*")
@@ -237,11 +237,12 @@ class ClaimReader:
     """Reads who a relation word is said of: "X is Y's R", "X is the R of Y", "Y's R is X"."""
 
     def __init__(self, copula: str) -> None:
-        self.stated = re.compile(rf"{SUBJECT}\s+{copula}\s+(?P<y>{NAME})(?:'s|')\s+{ADJECTIVES}$")
-        self.stated_of = re.compile(rf"{SUBJECT}\s+{copula}\s+(?:the|a|an)\s+{ADJECTIVES}$")
+        self.stated = re.compile(rf"{SUBJECT}\s+{copula}\s+(?P<y>{NAME})(?:'s|')\s+{ADJECTIVES}$", re.I)
+        self.stated_of = re.compile(rf"{SUBJECT}\s+{copula}\s+(?:the|a|an)\s+{ADJECTIVES}$", re.I)
 
-    def pair(self, pre: str, post: str) -> tuple[str, str] | None:
-        """(person, owner) of the relation word between ``pre`` and ``post``, or None."""
+    def pair(self, pre: str, post: str, names: Sequence[str] = ()) -> tuple[str, str] | None:
+        """(person, owner) of the relation word between ``pre`` and ``post``, or None: both
+        capitalised words, or (in a reply written in lower case) both among ``names``."""
         claim = None
         if hit := self.stated.search(pre):
             claim = (hit["x"], hit["y"])
@@ -249,7 +250,12 @@ class ClaimReader:
             claim = (who["x"], owner["y"])
         elif (hit := self.stated_of.search(pre)) and (of := OF_OWNER.match(post)):
             claim = (hit["x"], of["y"])
-        return None if claim is None or set(claim) & NOT_NAMES else claim
+        if claim is None or {claim[0].title(), claim[1].title()} & NOT_NAMES:
+            return None
+        if claim[0][0].isupper() and claim[1][0].isupper():
+            return claim
+        known = {n.casefold() for n in names}
+        return claim if {claim[0].casefold(), claim[1].casefold()} <= known else None
 
 
 ANSWER_CLAIMS = ClaimReader(ANSWER_COPULA)
@@ -463,7 +469,7 @@ def _answer(segment: str, vocab: Vocabulary, query: tuple[str, ...] | None) -> t
     if query:
         want = (query[1].casefold(), query[0].casefold())
         for j, m in enumerate(mentions):
-            pair = ANSWER_CLAIMS.pair(segment[max(0, m.start - 160): m.start], segment[m.end: m.end + 80])
+            pair = ANSWER_CLAIMS.pair(segment[max(0, m.start - 160): m.start], segment[m.end: m.end + 80], query)
             if pair and (pair[0].casefold(), pair[1].casefold()) != want:
                 off.add(j)
         if off and len(off) == len(mentions):
