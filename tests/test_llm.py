@@ -86,6 +86,11 @@ def test_system_prompt_template_and_completion_prompt(items):
     text = build_completion_prompt(items[0], items[1:3])
     assert text.endswith(items[0]["question"] + "\nAnswer:")
     assert text.count("\nAnswer: ") == 2 and f"Answer: {items[1]['answer']}" in text
+    # the head line reads the question's direction as the questions are written: "How is A related to B?" asks
+    # for A's relation to B, A being the query's tail
+    head, tail = items[0]["query"]
+    assert items[0]["question"].endswith(f"How is {tail} related to {head}?")
+    assert 'The question "How is A related to B?" is answered with A\'s relation to B' in text
 
 
 def test_sample_keys_and_seeds():

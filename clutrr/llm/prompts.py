@@ -33,7 +33,8 @@ TAGGED_SYSTEM = (
 )
 PLAIN_REQUEST = "Answer with one word for the relationship."
 PLACEHOLDERS = ("story", "head", "tail", "question", "words")
-COMPLETION_HEAD = "Each story describes a family. The answer names how the second person is related to the first.\n\n"
+COMPLETION_HEAD = ("Each story describes a family. The question \"How is A related to B?\" is answered with A's relation "
+                   "to B: the word R in \"A is B's R\".\n\n")
 
 
 class PromptTemplate:
