@@ -119,6 +119,9 @@ PROTOCOL_CASES = [
     ("<answer>grandmother</answer>\n\nActually, Ann is Tom's aunt.", NONE),
     ("\\boxed{grandmother}\n\nWait, actually Ann is Tom's aunt.", NONE),
     ("<answer>grandmother</answer>\n\nNote: Lisa is Ann's daughter.", "grandmother"),
+    ("Renee is Edith's aunt \u2014 or rather, her mother.", "mother"),
+    ("Renee is Edith's aunt \u2014 or her mother.", NONE),
+    ("Answer: not aunt but mother", "mother"),
     ("Answer: grandmother\n\nWait, I misread. Lisa is Ann's sister, so Ann is Tom's aunt.\n\nAnswer: aunt", "aunt"),
     # Unicode, regional words, possessives and words outside the 22
     ("\uff32\uff45\uff4e\uff45\uff45 is Edith's \uff41\uff55\uff4e\uff54.", "aunt"),

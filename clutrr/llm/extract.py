@@ -89,7 +89,7 @@ ANSWER_MARKER = re.compile(
     re.I)
 CONCLUSION = re.compile(
     r"\b(?:so|therefore|thus|hence|consequently|which\s+makes|that\s+makes|this\s+makes|making|makes|"
-    r"means(?:\s+that)?|ie|in\s+conclusion|in\s+summary|in\s+short|overall)\b|=>|->|→", re.I)
+    r"means(?:\s+that)?|ie|in\s+conclusion|in\s+summary|in\s+short|overall|or\s+rather)\b|=>|->|→", re.I)
 REASON_START = re.compile(r"^\W*(?:(?:this|that)(?:\s+is|'s)\s+because|because|recall|note\s+that|"
                           r"explanation|reasoning|justification|rationale|"
                           r"here(?:'s|\s+is)\s+(?:why|how|the\s+reasoning|the\s+explanation|my\s+reasoning)|"
@@ -103,13 +103,13 @@ HEDGE = re.compile(
     r"\bunclear\b|\bambiguous\b|\bunknown\b|\bnot\s+(?:sure|certain)\b|\bundetermined\b|\bcould\s+be\s+either\b",
     re.I)
 NEGATION = re.compile(r"(?:\bnot|n't|\bnever|\bnor|\bneither|\brather\s+than|\binstead\s+of|\bno\s+longer|\bno)"
-                      r"\s+(?:[\w'-]+\s+){0,2}$", re.I)
+                      r"\s+(?:(?!but\b)[\w'-]+\s+){0,2}$", re.I)
 ADJECTIVES = r"(?:(?:paternal|maternal|own|younger|older|elder|big|little|only|biological|twin|new|dear|beloved)\s+)*"
 COPULA = re.compile(
     r"(?:\b(?:is|are|was|were|be|am|becomes|remains)|\b(?:he|she|it|that|who|this|what)'s|'re)\s+"
     r"(?:(?:either|also|actually|indeed|then|therefore|thus|definitely|clearly|probably|likely|in\s+fact)\s+)*"
     r"(?:(?:the|a|an|his|her|their|its|my|your|our|one\s+of)\s+|[\w-]+(?:'s|s')\s+)?" + ADJECTIVES + r"$", re.I)
-JOINED = re.compile(r"^[\s,]*(?:or|and|/|nor|versus|vs\.?)\s*(?:(?:either|maybe|possibly|perhaps|also|the|a|an|his|her|"
+JOINED = re.compile(r"^[\s,\u2013\u2014-]*(?:or|and|/|nor|versus|vs\.?)\s*(?:(?:either|maybe|possibly|perhaps|also|the|a|an|his|her|"
                     r"their|is|be|was)\s+|[\w-]+(?:'s|s')\s+)*" + ADJECTIVES + r"$", re.I)
 CONJUNCTION = re.compile(r"\b(?:and|or|but|while|whereas)\b", re.I)
 OF_PHRASE = re.compile(r"^\s+of\s+(?:(?:the|his|her|their|a|an)\s+)?(?:[\w-]+(?:'s|s')\s+)?" + ADJECTIVES + r"$", re.I)
