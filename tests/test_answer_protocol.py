@@ -229,3 +229,8 @@ def test_trl_reward_reads_with_the_query_column():
     completions = ["Edith is Renee's niece.", "<answer>Renee is Edith's aunt</answer>", "Edith is Renee's niece."]
     got = fn(completions=completions, answer=["niece", "aunt", "aunt"], query=[list(QUERY)] * 3)
     assert got == [0.0, 1.1, 0.0]
+
+
+def test_the_process_reward_needs_the_story():
+    with pytest.raises(ValueError, match="metadata with people, facts and query_edge"):
+        reward("Renee is Edith's aunt.", {"answer": "aunt"}, process_weight=0.5)

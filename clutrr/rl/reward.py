@@ -61,6 +61,8 @@ def reward(completion: str | None, entry: dict, format_bonus: float = 0.0, kb: s
         raise ValueError("format_bonus must be non-negative")
     if not 0.0 <= process_weight <= 1.0:
         raise ValueError("process_weight must be between 0 and 1")
+    if process_weight and not {"people", "facts", "query_edge"} <= set(entry.get("metadata") or {}):
+        raise ValueError("process_weight needs the entry's metadata with people, facts and query_edge")
     if not score_answer(completion, entry, kb, think_tags):
         return 0.0
     value = 1.0
