@@ -86,3 +86,10 @@ def test_generated_stories_gold_chains_are_faithful():
         head, tail = item["query"]
         r = process_reward(f"{steps} So {tail} is {head}'s {item['answer']}.", item)
         assert r.precision == 1.0 and r.connected, (steps, verdicts(r))
+
+
+def test_claims_in_capitals_and_relative_clauses():
+    shouted = "<think>JUNE IS SCOTT'S DAUGHTER. CLAIRE, WHO IS JUNE'S MOTHER, IS SCOTT'S WIFE.</think><answer>wife</answer>"
+    r = process_reward(shouted, ENTRY)
+    assert verdicts(r)[:2] == [("JUNE", "SCOTT", "daughter", "true"), ("CLAIRE", "JUNE", "mother", "true")]
+    assert r.precision == 1.0 and r.connected

@@ -8,6 +8,8 @@ reasoning text, and judges each against the closure of the story's facts under t
 - ``false``: it does not (a wrong relation, a wrong gender, a word outside the KB);
 - ``stranger``: X or Y is not a person of the story.
 
+Names match the story's in any case ("JUNE" is June); "X, who is Y's R" is a claim about X.
+
 The result gives the claims, their precision (true claims over all claims), whether the
 true claims other than the conclusion about the query pair itself link the two query
 people through the story's people, the first claim that is not true, and a score
@@ -100,7 +102,7 @@ def process_reward(completion: str | None, entry: dict, reasoning: str | None = 
     people = meta["people"]
     index: dict[str, int] = {}
     for i, p in enumerate(people):
-        index.setdefault(p["name"], i)
+        index.setdefault(p["name"].casefold(), i)
     closure = story_closure(base, _facts(base, entry))
     claims, parent = [], list(range(len(people)))
 
@@ -111,13 +113,13 @@ def process_reward(completion: str | None, entry: dict, reasoning: str | None = 
         return i
 
     for person, owner, word in found:
-        if person not in index or owner not in index:
+        if person.casefold() not in index or owner.casefold() not in index:
             verdict = "stranger"
-        elif word not in base.word_index or person == owner:
+        elif word not in base.word_index or person.casefold() == owner.casefold():
             verdict = "false"
         else:
             pred, gender = base.word_index[word]
-            x, y = index[person], index[owner]
+            x, y = index[person.casefold()], index[owner.casefold()]
             right = closure.get((y, x), 0) >> pred & 1 and GENDERS[gender] == people[x]["gender"]
             verdict = "true" if right else "false"
             if right and {x, y} != set(meta["query_edge"]):  # the conclusion itself is no step
