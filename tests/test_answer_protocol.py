@@ -165,6 +165,8 @@ QUERY_CASES = [
     ("Chloe is Renee's niece and Edith is Chloe's sister, so Renee is Chloe's aunt.", NONE),
     ("Renee is the sister of Ivan, who is the father of Edith.", NONE),
     ("<think>Chloe is Renee's niece.</think>\nEdith is Renee's niece, making Renee Edith's aunt.", "aunt"),
+    ("Chloe is Renee's niece and Edith is Chloe's sister, which makes Renee Edith's aunt.", "aunt"),
+    ("Chloe is Renee's niece and Edith is Chloe's sister. This makes Edith Renee's aunt.", NONE),
     ("edith is renee's niece.", NONE),
     ("EDITH IS RENEE'S NIECE", NONE),
     ("renee is edith's aunt", "aunt"),

@@ -234,17 +234,21 @@ ANSWER_COPULA = (r"(?:is|was|(?:must|would|will|should|could|might|may)\s+be|(?:
 
 
 class ClaimReader:
-    """Reads who a relation word is said of: "X is Y's R", "X is the R of Y", "Y's R is X"."""
+    """Reads who a relation word is said of: "X is Y's R", "X is the R of Y", "Y's R is X",
+    "makes X Y's R"."""
 
     def __init__(self, copula: str) -> None:
         self.stated = re.compile(rf"{SUBJECT}\s+{copula}\s+(?P<y>{NAME})(?:'s|')\s+{ADJECTIVES}$", re.I)
         self.stated_of = re.compile(rf"{SUBJECT}\s+{copula}\s+(?:the|a|an)\s+{ADJECTIVES}$", re.I)
+        # "which makes X Y's R" (or the part after "makes" alone)
+        self.made = re.compile(rf"(?:\b(?:makes?|making|made)\s+|^\W*){SUBJECT}\s+(?P<y>{NAME})(?:'s|')\s+{ADJECTIVES}$",
+                               re.I)
 
     def pair(self, pre: str, post: str, names: Sequence[str] = ()) -> tuple[str, str] | None:
         """(person, owner) of the relation word between ``pre`` and ``post``, or None: both
         capitalised words, or (in a reply written in lower case) both among ``names``."""
         claim = None
-        if hit := self.stated.search(pre):
+        if (hit := self.stated.search(pre)) or (hit := self.made.search(pre)):
             claim = (hit["x"], hit["y"])
         elif (owner := OWNER.search(pre)) and (who := IS_NAME.match(post)):
             claim = (who["x"], owner["y"])
