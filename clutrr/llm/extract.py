@@ -71,7 +71,8 @@ SYNONYMS = {
     "granny": "grandmother", "grannie": "grandmother", "nana": "grandmother", "nanna": "grandmother",
     "gran": "grandmother", "gramma": "grandmother", "grandmommy": "grandmother",
     "grandpa": "grandfather", "granddad": "grandfather", "grandad": "grandfather", "granddaddy": "grandfather",
-    "grandpapa": "grandfather", "grandaddy": "grandfather", "gramps": "grandfather", "grampa": "grandfather", "grandpop": "grandfather",
+    "grandpapa": "grandfather", "grandaddy": "grandfather", "gramps": "grandfather", "grampa": "grandfather",
+    "grandpop": "grandfather",
     "hubby": "husband", "missus": "wife", "missis": "wife",
     "bro": "brother", "sis": "sister", "auntie": "aunt", "aunty": "aunt",
 }
@@ -295,15 +296,15 @@ def answer_tags(text: str, think_tags: Sequence[str] = THINK_TAGS) -> int:
     return opens if opens == closes else 0
 
 
+UNICODE_MAP = str.maketrans({"\u200b": "", "\u200c": "", "\u200d": "", "\u2060": "", "\ufeff": "",
+                             "\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"', "\u3002": "."})
+
+
 def plain_unicode(text: str) -> str:
     """``text`` in compatibility form (full-width letters, no-break spaces), without
     zero-width characters, with straight quotes."""
     text = unicodedata.normalize("NFKC", text)
     return text.translate(UNICODE_MAP)
-
-
-UNICODE_MAP = str.maketrans({"\u200b": "", "\u200c": "", "\u200d": "", "\u2060": "", "\ufeff": "",
-                             "\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"', "\u3002": "."})
 
 
 def extract_answer(text: str | None, kb: str = "kinship", think_tags: Sequence[str] = THINK_TAGS,
