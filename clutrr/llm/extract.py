@@ -449,10 +449,23 @@ def _kept(answer: str | None, after: str | list[str], vocab: Vocabulary, query: 
     return answer
 
 
+WINDOW = 160  # how far before a relation word its copula, negation or relative pronoun is looked for
+
+
+def before(text: str, end: int, width: int = WINDOW) -> str:
+    """The up to ``width`` characters of ``text`` before ``end``, starting at a word boundary
+    (so the rules' backward looks take constant time in a long reply)."""
+    if end <= width:
+        return text[:end]
+    start = end - width
+    space = text.find(" ", start, end)
+    return text[space + 1 if space >= 0 else start: end]
+
+
 @lru_cache(maxsize=4096)
 def _live(text: str, vocab: Vocabulary) -> tuple[Mention, ...]:
     """The mentions of ``text`` that are not negated."""
-    return tuple(m for m in vocab.mentions(text) if not NEGATION.search(text[: m.start]))
+    return tuple(m for m in vocab.mentions(text) if not NEGATION.search(before(text, m.start)))
 
 
 def _answer(segment: str, vocab: Vocabulary, query: tuple[str, ...] | None) -> tuple[str | None, bool]:
@@ -483,12 +496,15 @@ def _answer(segment: str, vocab: Vocabulary, query: tuple[str, ...] | None) -> t
                if CHAINED.match(segment[mentions[j - 1].end: mentions[j].start])}
     links = {j - 1 for j in chained} | {j for j, m in enumerate(mentions) if POSSESSIVE.match(segment, m.end)}
     stated = [j for j, m in enumerate(mentions) if j not in links and j not in off
-              and COPULA.search(segment[: m.start]) and not RELATIVE.search(segment[: m.start])]
+              and COPULA.search(before(segment, m.start)) and not RELATIVE.search(before(segment, m.start))]
     if stated:
         pick = stated[-1]
-        for j in stated[:-1]:
-            if mentions[j].word != mentions[pick].word and CONJUNCTION.search(segment[mentions[j].end: mentions[pick].start]):
-                return None, True
+        joint = None  # the last conjunction before the pick: a different relation stated before it is joined to it
+        for joint in CONJUNCTION.finditer(segment, 0, mentions[pick].start):
+            pass
+        if joint and any(mentions[j].word != mentions[pick].word and mentions[j].end <= joint.start()
+                         for j in stated[:-1]):
+            return None, True
     else:
         heads = [j for j in range(len(mentions)) if j not in links and j not in off]
         if len({mentions[j].word for j in heads}) != 1:
