@@ -204,6 +204,7 @@ TAG_OPEN = re.compile(r"<\s*answer\s*>", re.I)
 TAG_CLOSE = re.compile(r"<\s*/\s*answer\s*>", re.I)
 THINK_TAGS = ("think", "thinking", "reasoning")
 BOXED = re.compile(r"\\boxed\s*\{")
+BRACE = re.compile(r"[{}]")
 LATEX_COMMAND = re.compile(r"\\[A-Za-z]+\s*|\\[ ,;:!]|[{}$]")
 JSON_ANSWER = re.compile(r'"answer"\s*:\s*("(?:[^"\\]|\\.)*"|null)', re.I)
 OPENING = re.compile(r"\s*([^.!?\n,;:]+?)\s*(?:[.!\n,;:]|\s[-\u2013\u2014]\s|$)")
@@ -331,16 +332,28 @@ def extract_answer(text: str | None, kb: str = "kinship", think_tags: Sequence[s
 
 
 def _boxed(text: str) -> tuple[str, int] | None:
-    """The content of the last ``\\boxed{…}`` (braces balanced, LaTeX commands dropped) and its end."""
-    found = None
-    for m in BOXED.finditer(text):
-        depth, i = 1, m.end()
-        while i < len(text) and depth:
-            depth += {"{": 1, "}": -1}.get(text[i], 0)
-            i += 1
-        found = (LATEX_COMMAND.sub(lambda c: " " if c.group().startswith("\\") and c.group()[1:2] in " ,;:!" else "",
-                                   text[m.end(): i - 1]), i)
-    return found
+    """The content of the last closed ``\\boxed{…}`` (braces balanced, LaTeX commands
+    dropped) and its end, in one pass over the text's braces."""
+    starts = list(BOXED.finditer(text))
+    if not starts:
+        return None
+    closing: dict[int, int] = {}
+    opened: list[int] = []
+    for brace in BRACE.finditer(text):
+        if brace.group() == "{":
+            opened.append(brace.start())
+        elif opened:
+            closing[opened.pop()] = brace.start()
+    for m in reversed(starts):
+        end = closing.get(m.end() - 1)
+        if end is not None:
+            return LATEX_COMMAND.sub(_latex_space, text[m.end(): end]), end + 1
+    return None
+
+
+def _latex_space(command: re.Match) -> str:
+    """A LaTeX spacing command (``\\ ``, ``\\,``) becomes a space; other commands and braces vanish."""
+    return " " if command.group()[:1] == "\\" and command.group()[1:2] in " ,;:!" else ""
 
 
 @lru_cache(maxsize=65536)
