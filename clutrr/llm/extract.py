@@ -328,7 +328,8 @@ def extract_answer(text: str | None, kb: str = "kinship", think_tags: Sequence[s
     rest = final_text(text, think_tags)
     if not rest:
         return None
-    return _extract(rest, vocab, tuple(query) if query else None)
+    names = tuple(query) if query else None
+    return (_extract_cached if len(rest) <= CACHED_LENGTH else _extract)(rest, vocab, names)
 
 
 def _boxed(text: str) -> tuple[str, int] | None:
@@ -356,7 +357,6 @@ def _latex_space(command: re.Match) -> str:
     return " " if command.group()[:1] == "\\" and command.group()[1:2] in " ,;:!" else ""
 
 
-@lru_cache(maxsize=65536)
 def _extract(text: str, vocab: Vocabulary, query: tuple[str, ...] | None) -> str | None:
     opens = list(TAG_OPEN.finditer(text))
     if opens:
@@ -382,6 +382,10 @@ def _extract(text: str, vocab: Vocabulary, query: tuple[str, ...] | None) -> str
         return _kept(answer, clean_text(text[keyed[-1].end():]), vocab, query)
     return _decide_text(clean_text(text), vocab, query)
 
+
+
+CACHED_LENGTH = 512  # short replies repeat (bare words, sentences); long ones rarely do and would fill memory
+_extract_cached = lru_cache(maxsize=65536)(_extract)
 
 PARENTHESIS = re.compile(r"\([^()]*\)")
 # a parenthesis that is the answer itself ("Answer: (aunt)") or offers an alternative ("(or possibly mother)")
