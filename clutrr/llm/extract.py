@@ -220,7 +220,7 @@ CORRECTION = re.compile(
     r"on\s+(?:second|further)\s+thought|let\s+me\s+(?:re-?check|reconsider|correct|double[\s-]?check))\b|^\W*no\b", re.I)
 HEADING = re.compile(r"^\W*(?:the\s+)?(?:final\s+)?answer\W*$", re.I)
 OFF = "off"  # a statement about another pair of people than the one asked about
-NAME = r"[^\W\d_][\w-]*"  # a capitalised word (checked in ClaimReader.pair): "Edith", "Zoë"
+NAME = r"[^\W\d_](?:[\w-]|'(?!s\b)(?=\w))*"  # a capitalised word (checked in ClaimReader.pair): "Edith", "Zoë", "O'Neil"
 NOT_NAMES = {"He", "She", "They", "It", "This", "That", "So", "Then", "Therefore", "Thus", "Hence", "And", "But",
              "The", "A", "An", "His", "Her", "Their", "Its", "Also", "Since", "Because", "Which", "Who", "Answer",
              "Final", "Step", "First", "Second", "Next", "Finally", "Now", "Here", "There", "We", "I", "You"}
@@ -466,6 +466,12 @@ def _kept(answer: str | None, after: str | list[str], vocab: Vocabulary, query: 
     return answer
 
 
+def _same_name(said: str, name: str) -> bool:
+    """Whether a name in a reply is ``name`` (in any case; one word of a name of several)."""
+    said, name = said.casefold(), name.casefold()
+    return said == name or said in name.split()
+
+
 WINDOW = 160  # how far before a relation word its copula, negation or relative pronoun is looked for
 
 
@@ -502,10 +508,9 @@ def _answer(segment: str, vocab: Vocabulary, query: tuple[str, ...] | None) -> t
     mentions = _live(segment, vocab)
     off = set()
     if query:
-        want = (query[1].casefold(), query[0].casefold())
         for j, m in enumerate(mentions):
-            pair = ANSWER_CLAIMS.pair(segment[max(0, m.start - 160): m.start], segment[m.end: m.end + 80], query)
-            if pair and (pair[0].casefold(), pair[1].casefold()) != want:
+            pair = ANSWER_CLAIMS.pair(before(segment, m.start), segment[m.end: m.end + 80], query)
+            if pair and not (_same_name(pair[0], query[1]) and _same_name(pair[1], query[0])):
                 off.add(j)
         if off and len(off) == len(mentions):
             return OFF, True
