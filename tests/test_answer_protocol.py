@@ -85,6 +85,13 @@ PROTOCOL_CASES = [
     ("They are first cousins.", "cousin"),
     ("Tom is Ann's half-brother.", "half-brother"),
     ("Kim is Ann's great-niece.", "great-niece"),
+    # other reasoning formats: gpt-oss's channels, Kimi's tags
+    ("<|channel|>analysis<|message|>Chloe is Renee's niece. So Renee is Edith's mother?<|end|><|start|>assistant"
+     "<|channel|>final<|message|>Renee is Edith's aunt.<|return|>", "aunt"),
+    ("<|channel|>analysis<|message|>Chloe is Renee's niece. So Renee is Edith's aunt.", NONE),
+    ('<|start|>assistant<|channel|>final <|constrain|>json<|message|>{"answer": "aunt"}<|return|>', "aunt"),
+    ("\u25c1think\u25b7Chloe is Renee's niece. Maybe mother.\u25c1/think\u25b7Renee is Edith's aunt.", "aunt"),
+    ("\u25c1think\u25b7Chloe is Renee's niece. So Renee is Edith's aunt.", NONE),
     # LaTeX, markdown and JSON as models write them
     ("<think>\nChloe is Renee's niece...\n</think>\n\n## Final Answer\n\n\\boxed{aunt}", "aunt"),
     ("\\boxed{\\text{mother\\text{-}in\\text{-}law}}", "mother-in-law"),

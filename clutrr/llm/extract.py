@@ -5,7 +5,8 @@ read in Unicode compatibility form (full-width letters, no-break spaces, curly q
 
 0. Reasoning blocks (``<think>``, ``<thinking>``, ``<reasoning>``; configurable) are never
    read: only the text after the last closing tag counts, and a block left open (a
-   truncated reply) means no answer.
+   truncated reply) means no answer. A reply in channels (gpt-oss) answers only in its
+   last ``final`` channel.
 1. An explicit final-answer marker decides, the last one when there are several: an
    ``<answer>…</answer>`` tag (an unclosed tag runs to the end), ``\\boxed{…}`` (LaTeX
    commands dropped), a JSON ``"answer"`` key wherever it stands, or "Answer:", "Final
@@ -270,14 +271,27 @@ ANSWER_CLAIMS = ClaimReader(ANSWER_COPULA)
 @lru_cache(maxsize=16)
 def _think_patterns(tags: tuple[str, ...]) -> tuple[re.Pattern, re.Pattern]:
     names = "|".join(re.escape(t) for t in tags)
-    return re.compile(rf"<\s*(?:{names})\s*>", re.I), re.compile(rf"<\s*/\s*(?:{names})\s*>", re.I)
+    return (re.compile(rf"[<\u25c1]\s*(?:{names})\s*[>\u25b7]", re.I),
+            re.compile(rf"[<\u25c1]\s*/\s*(?:{names})\s*[>\u25b7]", re.I))
+
+
+# gpt-oss's harmony format: reasoning in the "analysis" channel, the answer in the "final" one
+CHANNEL = re.compile(r"<\|channel\|>\s*(\w+)[^<]*(?:<\|constrain\|>[^<]*)?<\|message\|>")
+CHANNEL_END = re.compile(r"<\|(?:end|return|call)\|>")
 
 
 def final_text(text: str, think_tags: Sequence[str] = THINK_TAGS) -> str | None:
     """The part of a reply that may state its answer: the text after the last closing
     reasoning tag (all of it when there is none), or None when a reasoning block is left
-    open, as in a reply cut inside its ``<think>`` block."""
-    if "<" not in text or not think_tags:
+    open, as in a reply cut inside its ``<think>`` block. Reasoning tags are written
+    ``<think>…</think>`` (or ``◁think▷…◁/think▷``); a reply in channels (``<|channel|>``)
+    answers only in its last ``final`` channel."""
+    if "<|channel|>" in text:
+        finals = [m for m in CHANNEL.finditer(text) if m.group(1).lower() == "final"]
+        if not finals:
+            return None
+        text = CHANNEL_END.split(text[finals[-1].end():], 1)[0]
+    if not think_tags or ("<" not in text and "\u25c1" not in text):
         return text
     opening, closing = _think_patterns(tuple(think_tags))
     last = None
