@@ -174,6 +174,8 @@ QUERY_CASES = [
     ("<think>Chloe is Renee's niece.</think>\nEdith is Renee's niece, making Renee Edith's aunt.", "aunt"),
     ("Chloe is Renee's niece and Edith is Chloe's sister, which makes Renee Edith's aunt.", "aunt"),
     ("Chloe is Renee's niece and Edith is Chloe's sister. This makes Edith Renee's aunt.", NONE),
+    ("She is Edith's aunt. Chloe is her niece.", "aunt"),
+    ("She gave Chloe the coins, so she is Chloe's aunt.", NONE),
     ("edith is renee's niece.", NONE),
     ("EDITH IS RENEE'S NIECE", NONE),
     ("renee is edith's aunt", "aunt"),

@@ -243,6 +243,9 @@ class ClaimReader:
     def __init__(self, copula: str) -> None:
         self.stated = re.compile(rf"{SUBJECT}\s+{copula}\s+(?P<y>{NAME})(?:'s|')\s+{ADJECTIVES}$", re.I)
         self.stated_of = re.compile(rf"{SUBJECT}\s+{copula}\s+(?:the|a|an)\s+{ADJECTIVES}$", re.I)
+        # one side named, the other a pronoun: "Chloe is her niece", "She is Chloe's aunt"
+        self.person_only = re.compile(rf"{SUBJECT}\s+{copula}\s+(?:his|her|their)\s+{ADJECTIVES}$", re.I)
+        self.owner_only = re.compile(rf"\b(?:he|she|they|who)\s+{copula}\s+(?P<y>{NAME})(?:'s|')\s+{ADJECTIVES}$", re.I)
         # "which makes X Y's R" (or the part after "makes" alone)
         self.made = re.compile(rf"(?:\b(?:makes?|making|made)\s+|^\W*){SUBJECT}\s+(?P<y>{NAME})(?:'s|')\s+{ADJECTIVES}$",
                                re.I)
@@ -257,12 +260,24 @@ class ClaimReader:
             claim = (who["x"], owner["y"])
         elif (hit := self.stated_of.search(pre)) and (of := OF_OWNER.match(post)):
             claim = (hit["x"], of["y"])
-        if claim is None or {claim[0].title(), claim[1].title()} & NOT_NAMES:
-            return None
-        if claim[0][0].isupper() and claim[1][0].isupper():
-            return claim
-        known = {n.casefold() for n in names}
-        return claim if {claim[0].casefold(), claim[1].casefold()} <= known else None
+        return claim if claim and _named(claim[0], names) and _named(claim[1], names) else None
+
+
+    def side(self, pre: str, names: Sequence[str] = ()) -> tuple[str | None, str | None]:
+        """(person, None) or (None, owner) when only one side of the claim before a relation
+        word is named ("Chloe is her niece", "She is Chloe's aunt"), else (None, None)."""
+        if (hit := self.person_only.search(pre)) and _named(hit["x"], names):
+            return hit["x"], None
+        if (hit := self.owner_only.search(pre)) and _named(hit["y"], names):
+            return None, hit["y"]
+        return None, None
+
+
+def _named(word: str, names: Sequence[str]) -> bool:
+    """Whether ``word`` is a name: capitalised and no pronoun or connective, or one of ``names``."""
+    if word.title() in NOT_NAMES:
+        return False
+    return word[0].isupper() or word.casefold() in {n.casefold() for n in names}
 
 
 ANSWER_CLAIMS = ClaimReader(ANSWER_COPULA)
@@ -523,8 +538,9 @@ def _answer(segment: str, vocab: Vocabulary, query: tuple[str, ...] | None) -> t
     off = set()
     if query:
         for j, m in enumerate(mentions):
-            pair = ANSWER_CLAIMS.pair(before(segment, m.start), segment[m.end: m.end + 80], query)
-            if pair and not (_same_name(pair[0], query[1]) and _same_name(pair[1], query[0])):
+            pre = before(segment, m.start)
+            person, owner = ANSWER_CLAIMS.pair(pre, segment[m.end: m.end + 80], query) or ANSWER_CLAIMS.side(pre, query)
+            if (person and not _same_name(person, query[1])) or (owner and not _same_name(owner, query[0])):
                 off.add(j)
         if off and len(off) == len(mentions):
             return OFF, True
