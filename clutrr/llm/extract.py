@@ -221,54 +221,69 @@ CORRECTION = re.compile(
     r"on\s+(?:second|further)\s+thought|let\s+me\s+(?:re-?check|reconsider|correct|double[\s-]?check))\b|^\W*no\b", re.I)
 HEADING = re.compile(r"^\W*(?:the\s+)?(?:final\s+)?answer\W*$", re.I)
 OFF = "off"  # a statement about another pair of people than the one asked about
-NAME = r"[^\W\d_](?:[\w-]|'(?!s\b)(?=\w))*"  # a capitalised word (checked in ClaimReader.pair): "Edith", "Zoë", "O'Neil"
+# a name: a capitalised word ("Edith", "Zoë", "O'Neil"); in a reply written in lower case, any word
+NAME = r"[^\W\d_a-z](?:[\w-]|'(?!(?i:s)\b)(?=\w))*"
+ANY_NAME = r"[^\W\d_](?:[\w-]|'(?!s\b)(?=\w))*"
 NOT_NAMES = {"He", "She", "They", "It", "This", "That", "So", "Then", "Therefore", "Thus", "Hence", "And", "But",
              "The", "A", "An", "His", "Her", "Their", "Its", "Also", "Since", "Because", "Which", "Who", "Answer",
              "Final", "Step", "First", "Second", "Next", "Finally", "Now", "Here", "There", "We", "I", "You"}
-OWNER = re.compile(rf"(?P<y>{NAME})(?:'s|')\s+{ADJECTIVES}$", re.I)
-SUBJECT = rf"(?P<x>{NAME})(?:,?\s+who)?"  # "Paul, who is Tom's uncle" is said of Paul
 # a relation stated in a relative clause ("a son, Paul, who is Tom's uncle") describes someone
 RELATIVE = re.compile(r"\b(?:who|which)\b[^,.;:]{0,40}$", re.I)
-OF_OWNER = re.compile(rf"^\s+(?:of|to)\s+(?P<y>{NAME})\b", re.I)
-IS_NAME = re.compile(rf"^\s+(?:is|was)\s+(?P<x>{NAME})\b", re.I)
 # the verbs and adverbs that state "X is Y's R" when the answer's direction is checked
 ANSWER_COPULA = (r"(?:is|was|(?:must|would|will|should|could|might|may)\s+be|(?:appears|seems)\s+to\s+be)"
                  r"(?:\s+(?:also|therefore|thus|then|indeed|actually|clearly|probably|likely|definitely))*")
 
 
+class _ClaimPatterns:
+    """The claim patterns for one kind of name (capitalised, or any word); keywords in any case."""
+
+    def __init__(self, copula: str, name: str, flags: int) -> None:
+        subject = rf"(?P<x>{name})(?i:,?\s+who)?"  # "Paul, who is Tom's uncle" is said of Paul
+        owned = rf"(?P<y>{name})(?i:'s|')\s+(?i:{ADJECTIVES})$"
+        copula = rf"(?i:{copula})"
+        self.stated = re.compile(rf"{subject}\s+{copula}\s+{owned}", flags)
+        self.stated_of = re.compile(rf"{subject}\s+{copula}\s+(?i:the|a|an)\s+(?i:{ADJECTIVES})$", flags)
+        # "which makes X Y's R" (or the part after "makes" alone)
+        self.made = re.compile(rf"(?:\b(?i:makes?|making|made)\s+|^\W*){subject}\s+{owned}", flags)
+        # one side named, the other a pronoun: "Chloe is her niece", "She is Chloe's aunt"
+        self.person_only = re.compile(rf"{subject}\s+{copula}\s+(?i:his|her|their)\s+(?i:{ADJECTIVES})$", flags)
+        self.owner_only = re.compile(rf"\b(?i:he|she|they|who)\s+{copula}\s+{owned}", flags)
+        self.owner = re.compile(owned, flags)
+        self.of_owner = re.compile(rf"^\s+(?i:of|to)\s+(?P<y>{name})\b", flags)
+        self.is_name = re.compile(rf"^\s+(?i:is|was)\s+(?P<x>{name})\b", flags)
+
+
 class ClaimReader:
     """Reads who a relation word is said of: "X is Y's R", "X is the R of Y", "Y's R is X",
-    "makes X Y's R"."""
+    "makes X Y's R", "X, who is Y's R". Names are capitalised words; in a reply written in
+    lower case, the ``names`` a caller knows (the query's) are read too."""
 
     def __init__(self, copula: str) -> None:
-        self.stated = re.compile(rf"{SUBJECT}\s+{copula}\s+(?P<y>{NAME})(?:'s|')\s+{ADJECTIVES}$", re.I)
-        self.stated_of = re.compile(rf"{SUBJECT}\s+{copula}\s+(?:the|a|an)\s+{ADJECTIVES}$", re.I)
-        # one side named, the other a pronoun: "Chloe is her niece", "She is Chloe's aunt"
-        self.person_only = re.compile(rf"{SUBJECT}\s+{copula}\s+(?:his|her|their)\s+{ADJECTIVES}$", re.I)
-        self.owner_only = re.compile(rf"\b(?:he|she|they|who)\s+{copula}\s+(?P<y>{NAME})(?:'s|')\s+{ADJECTIVES}$", re.I)
-        # "which makes X Y's R" (or the part after "makes" alone)
-        self.made = re.compile(rf"(?:\b(?:makes?|making|made)\s+|^\W*){SUBJECT}\s+(?P<y>{NAME})(?:'s|')\s+{ADJECTIVES}$",
-                               re.I)
+        self.cased = _ClaimPatterns(copula, NAME, 0)
+        self.caseless = _ClaimPatterns(copula, ANY_NAME, re.I)
+
+    def _patterns(self, pre: str, names: Sequence[str]) -> _ClaimPatterns:
+        return self.caseless if names and pre.islower() else self.cased
 
     def pair(self, pre: str, post: str, names: Sequence[str] = ()) -> tuple[str, str] | None:
-        """(person, owner) of the relation word between ``pre`` and ``post``, or None: both
-        capitalised words, or (in a reply written in lower case) both among ``names``."""
+        """(person, owner) of the relation word between ``pre`` and ``post``, or None."""
+        at = self._patterns(pre, names)
         claim = None
-        if (hit := self.stated.search(pre)) or (hit := self.made.search(pre)):
+        if (hit := at.stated.search(pre)) or (hit := at.made.search(pre)):
             claim = (hit["x"], hit["y"])
-        elif (owner := OWNER.search(pre)) and (who := IS_NAME.match(post)):
+        elif (owner := at.owner.search(pre)) and (who := at.is_name.match(post)):
             claim = (who["x"], owner["y"])
-        elif (hit := self.stated_of.search(pre)) and (of := OF_OWNER.match(post)):
+        elif (hit := at.stated_of.search(pre)) and (of := at.of_owner.match(post)):
             claim = (hit["x"], of["y"])
         return claim if claim and _named(claim[0], names) and _named(claim[1], names) else None
-
 
     def side(self, pre: str, names: Sequence[str] = ()) -> tuple[str | None, str | None]:
         """(person, None) or (None, owner) when only one side of the claim before a relation
         word is named ("Chloe is her niece", "She is Chloe's aunt"), else (None, None)."""
-        if (hit := self.person_only.search(pre)) and _named(hit["x"], names):
+        at = self._patterns(pre, names)
+        if (hit := at.person_only.search(pre)) and _named(hit["x"], names):
             return hit["x"], None
-        if (hit := self.owner_only.search(pre)) and _named(hit["y"], names):
+        if (hit := at.owner_only.search(pre)) and _named(hit["y"], names):
             return None, hit["y"]
         return None, None
 
