@@ -269,3 +269,27 @@ def test_without_matplotlib_the_report_is_written_without_the_plot(data, tmp_pat
     assert {p.name for p in (tmp_path / "r").iterdir()} == {"report.md", "report.json", "items.jsonl",
                                                             ".clutrr-output.json"}
     assert "accuracy_vs_k.png" not in (tmp_path / "r" / "report.md").read_text()
+
+
+def test_the_report_reads_replies_with_the_query_names_as_the_reward_does(data):
+    """A reply stating the query's relation backwards is no answer; one stating the answer and
+    then relations of other pairs is read for the query's pair; the report and the reward agree."""
+    from clutrr.rl.reward import score_answer
+
+    data_set = load_eval_set(data, splits=["1.3_test"])
+    gs = data_set.golds[:10]
+    answers = {}
+    for i, g in enumerate(gs):
+        head, tail = (n.strip("[]") for n in g.row.query)
+        other = "sister" if g.target != "sister" else "brother"
+        if i % 2:  # the query pair backwards: about head, not tail
+            answers[g.id] = f"{head} is {tail}'s {g.target}."
+        else:  # the answer, then another pair's relation
+            answers[g.id] = f"{tail} is {head}'s {g.target}, because of the story. Zed is Quin's {other}."
+    report = evaluate(data_set, answers, name="names", strict=False)
+    by_id = {r["id"]: r for r in report.items}
+    for i, g in enumerate(gs):
+        record = by_id[g.id]
+        assert record["correct"] == (i % 2 == 0), answers[g.id]
+        entry = {"answer": g.target, "query": list(g.row.query)}
+        assert score_answer(answers[g.id], entry) == float(record["correct"])

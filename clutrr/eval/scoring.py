@@ -97,18 +97,23 @@ def evaluate(data: EvalSet | str | Path, predictions: Predictions, name: str = "
     missing = [g.id for g, a in zip(data.golds, first) if a is None]
     if strict and missing:
         raise UsageError(f"{len(missing)} of {len(data.golds)} stories have no prediction (first: {missing[0]})")
-    parsed: dict[object, str] = {None: UNPARSABLE}
+    parsed: dict[object, str] = {}
+    names = [tuple(n.strip("[]") for n in g.row.query) for g in data.golds]
 
-    def label(pred: Prediction | None) -> str:
+    def label(pred: Prediction | None, i: int) -> str:
+        """The answer of ``pred`` to story ``i``, read with the story's query names (as the rewards read it)."""
         if pred is None:
             return MISSING
         text = pred.prediction
-        got = parsed.get(text)
+        if text is None:
+            return UNPARSABLE
+        key = (text, names[i])
+        got = parsed.get(key)
         if got is None:
-            got = parsed[text] = extract_answer(text, kb) or UNPARSABLE
+            got = parsed[key] = extract_answer(text, kb, query=names[i]) or UNPARSABLE
         return got
 
-    labels = [label(a) for a in first]
+    labels = [label(a, i) for i, a in enumerate(first)]
     cells = Counter(zip(((g.split, g.heldout, g.target) for g in data.golds), labels))
     report = _report(data, cells, name, missing)
     report.samples = samples
@@ -121,7 +126,7 @@ def evaluate(data: EvalSet | str | Path, predictions: Predictions, name: str = "
 def _add_sampling(report: Report, data: EvalSet, answers: dict, label, samples: int) -> None:
     overall = report.sampling.setdefault("overall", {}).setdefault("all", SampleTally(samples))
     for i, g in enumerate(data.golds):
-        given = [label(answers.get((i, s))) for s in range(samples)]
+        given = [label(answers.get((i, s)), i) for s in range(samples)]
         correct = sum(x == g.target for x in given)
         right = majority(given, NO_VOTE) == g.target
         for group, key in (("by_k", str(g.k)), ("by_noise", g.noise)):
@@ -134,7 +139,7 @@ def _add_replies(report: Report, data: EvalSet, answers: dict, label) -> None:
     replies: dict[int, ReplyTally] = {}
     for (i, sample), pred in sorted(answers.items()):
         g = data.golds[i]
-        answer = label(pred)
+        answer = label(pred, i)
         tally = replies.setdefault(g.k, ReplyTally())
         tally.add(pred.finish_reason, pred.usage)
         record = {"model": report.model, "id": g.id, "file": g.split, "k": g.k, "noise": g.noise, "gold": g.target,

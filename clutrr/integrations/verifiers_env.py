@@ -31,7 +31,7 @@ from clutrr.llm.extract import extract_answer
 from clutrr.llm.process import process_reward
 from clutrr.llm.prompts import build_messages
 from clutrr.rl.dataset import DatasetConfig, make_dataset
-from clutrr.rl.reward import has_answer_tag, score_answer
+from clutrr.rl.reward import has_answer_tag, query_names, score_answer
 
 TASKSET_ID = "clutrr_kinship"
 
@@ -69,7 +69,7 @@ class ClutrrTask(vf.Task[ClutrrTaskData, vf.State, vf.TaskConfig]):
         """The claim precision (0 without claims) and whether true claims connect the query's people."""
         judged = process_reward(trace.last_reply, self.data.item)
         return {"claim_precision": judged.precision or 0.0, "claims_connect": float(judged.connected),
-                "parsed": float(extract_answer(trace.last_reply) is not None)}
+                "parsed": float(extract_answer(trace.last_reply, query=query_names(self.data.item)) is not None)}
 
 
 class ClutrrTasksetConfig(vf.TasksetConfig):
