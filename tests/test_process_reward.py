@@ -93,3 +93,11 @@ def test_claims_in_capitals_and_relative_clauses():
     r = process_reward(shouted, ENTRY)
     assert verdicts(r)[:2] == [("JUNE", "SCOTT", "daughter", "true"), ("CLAIRE", "JUNE", "mother", "true")]
     assert r.precision == 1.0 and r.connected
+
+
+def test_repeating_a_true_claim_does_not_raise_the_precision():
+    padded = FALSE_STEP.replace("<answer>", "Claire is June's mother. CLAIRE is JUNE's mother. " * 5 + "<answer>")
+    once = process_reward(FALSE_STEP.replace("<answer>", "Claire is June's mother. <answer>"), ENTRY)
+    result = process_reward(padded, ENTRY)
+    assert [(c.person, c.owner, c.relation) for c in result.claims] == [(c.person, c.owner, c.relation) for c in once.claims]
+    assert result.precision == once.precision < 1

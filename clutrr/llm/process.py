@@ -10,7 +10,8 @@ reasoning text, and judges each against the closure of the story's facts under t
 
 Names match the story's in any case ("JUNE" is June); "X, who is Y's R" is a claim about X.
 
-The result gives the claims, their precision (true claims over all claims), whether the
+The result gives the distinct claims (a claim repeated, in any case, counts once), their
+precision (true claims over all claims), whether the
 true claims other than the conclusion about the query pair itself link the two query
 people through the story's people, the first claim that is not true, and a score
 in [0, 1]: the mean of the precision and the connection (0 without claims).
@@ -112,7 +113,12 @@ def process_reward(completion: str | None, entry: dict, reasoning: str | None = 
             i = parent[i]
         return i
 
+    seen: set[tuple[str, str, str]] = set()
     for person, owner, word in found:
+        key = (person.casefold(), owner.casefold(), word)
+        if key in seen:  # a claim repeated counts once: repeating true claims cannot raise the precision
+            continue
+        seen.add(key)
         if person.casefold() not in index or owner.casefold() not in index:
             verdict = "stranger"
         elif word not in base.word_index or person.casefold() == owner.casefold():
