@@ -68,6 +68,9 @@ def _has(flags: list, rule: str, words: str, drops: bool = True) -> bool:
     ("brother-wife", "any", "{A} lent a van to {A.his} brother {B}, whose wife {C} of two days wanted a trip.", "world"),
     ("daughter-husband", "any", "{A}'s daughter {B} married {C} last spring, and {C} bakes bread.", "world"),
     ("son-in-law", "any", "{B}, son-in-law to {A} for twenty years, carves the roast.", "world"),
+    ("husband", "female", "The album shows {A} laughing as {B}, {A.his} husband of barely an hour, fell over.", "world"),
+    ("mother", "any", "Seventy balloons filled the garden for the birthday of {A}'s mother {B}.", "world"),
+    ("brother", "any", "{A} planned the surprise fortieth of {A.his} brother {B}.", "world"),
     # a person named who is not in the clause
     ("brother", "any", "{A}'s brother {B} met Beth at the station.", "extra-person"),
 ])
@@ -96,6 +99,8 @@ def test_a_name_repeated_in_one_sentence_is_reported_but_kept(tmp_path):
     # numbers and weddings that tell no age and no marriage's length
     ("son", "any", "{A} baked a rocket cake, and {A.his} son {B} lit the candles."),
     ("brother-wife", "any", "{A}'s brother {B} and {C}, husband and wife, cycled through Vietnam for a month."),
+    ("husband", "female", "{A} watched {A.his} husband {B} lose at mahjong for three hours."),
+    ("grandmother", "any", "{A} wrapped a blanket round {A.his} grandmother {B}, who had just run a fortieth race."),
     ("daughter", "any", "{A}'s daughter {B} won the race by three lengths and is one of the fastest."),
     ("daughter-husband", "any", "{A}'s daughter {B} married {C} in a village church, and {C} bakes bread."),
 ])

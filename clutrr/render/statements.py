@@ -1738,7 +1738,9 @@ WORLD = [
                 r"|adolescence|octogenarian|nonagenarian|centenarian|pensioner|pensioners|schoolboy|schoolgirl)\b"
                 r"|\b(?:is|was|turned|turns) (?:nearly |almost |over |past )?a hundred\b"
                 rf"|\b(?:has|have|had) been (?:X's|his|her|their) [a-z-]+ for (?:{_NUM}|half a century|a century)\b"
-                rf"|\b{_NUM} candles\b|\b(?:{_YOUNG})s? of (?:{_ONLY})?{_NUM}{_ENDS}"
+                rf"|\b{_NUM} (?:candles|balloons)\b|\b(?:surprise|big|his|her|their|X's) (?:twentieth|thirtieth|fortieth"
+                r"|fiftieth|sixtieth|seventieth|eightieth|ninetieth|hundredth)\b"
+                rf"|\b(?:{_YOUNG})s? of (?:{_ONLY})?{_NUM}{_ENDS}"
                 rf"|\b(?:being|is|now) (?:{_ONLY})?{_NUM}{_ENDS}",
                 re.I), "an age"),
     (re.compile(r"\b(?:1[0-9]{3}|20[0-9]{2})s?\b|\bthe (?:sixties|seventies|eighties|nineties|fifties|forties)\b", re.I),
@@ -1754,6 +1756,8 @@ WORLD = [
     (re.compile(rf"\b{_BOND}\W+(?:\w+[^\w.;:!?]+){{0,5}}?(?:(?:for|of) (?:{_NUM}|a|several|many) (?:years?|decades?)"
                 rf"|of (?:{_NUM}|a few) (?:months?|weeks?|days?)"
                 rf"|(?:for|of) (?:half a century|a century|decades)|{_NUM} (?:years|decades))\b"
+                rf"|\b{_BOND},? (?:of|for) (?:barely |only |just |all of |less than )?(?:an?|one|{_NUM}|a few)"
+                r" (?:hours?|minutes?)\b"
                 rf"|\b(?:{_NUM}|several|many) (?:years?|decades?) (?:of |after |since )?(?:\w+ ){{0,2}}{_BOND}\b"
                 r"|\b(?:golden|silver|ruby|diamond|pearl|coral|sapphire|emerald|tin|paper|crystal) (?:wedding|anniversary)"
                 r"|\b[a-z]+(?:th|st|nd|rd) (?:wedding )?anniversary\b|\b(?:just|recently|newly) (?:got )?(?:married|wed)\b"
