@@ -1769,8 +1769,9 @@ WORLD = [
 
 def world_flags(text: str) -> list[Flag]:
     """Rule 7 on raw text: ages, dates and long spans of time ("his wife of eight years",
-    "married in 1974", "a teenage grandson", "for forty years"), which the world model does
-    not have and another sentence of a story may contradict."""
+    "married in 1974", "a teenage grandson", "her son of seven", "eighty candles", "married
+    last spring"), which the world model does not have and another sentence of a story may
+    contradict."""
     plain = re.sub(r"\{[A-D](?:\.[^{}]*)?\}", "X", text)
     out = []
     for pattern, what in WORLD:
