@@ -71,6 +71,8 @@ def _has(flags: list, rule: str, words: str, drops: bool = True) -> bool:
     ("husband", "female", "The album shows {A} laughing as {B}, {A.his} husband of barely an hour, fell over.", "world"),
     ("mother", "any", "Seventy balloons filled the garden for the birthday of {A}'s mother {B}.", "world"),
     ("brother", "any", "{A} planned the surprise fortieth of {A.his} brother {B}.", "world"),
+    ("grandson", "any", "{A} coaches the under-tens, and {A.his} grandson {B} keeps goal.", "world"),
+    ("daughter", "any", "{A}'s daughter {B} won gold at a junior fencing tournament.", "world"),
     # a person named who is not in the clause
     ("brother", "any", "{A}'s brother {B} met Beth at the station.", "extra-person"),
 ])

@@ -1741,7 +1741,9 @@ WORLD = [
                 rf"|\b{_NUM} (?:candles|balloons)\b|\b(?:surprise|big|his|her|their|X's) (?:twentieth|thirtieth|fortieth"
                 r"|fiftieth|sixtieth|seventieth|eightieth|ninetieth|hundredth)\b"
                 rf"|\b(?:{_YOUNG})s? of (?:{_ONLY})?{_NUM}{_ENDS}"
-                rf"|\b(?:being|is|now) (?:{_ONLY})?{_NUM}{_ENDS}",
+                rf"|\b(?:being|is|now) (?:{_ONLY})?{_NUM}{_ENDS}"
+                rf"|\bunder-{_NUM}s\b|\bjunior (?:[a-z]+ )?(?:tournaments?|nationals|squads?|teams?|sides?|leagues?"
+                r"|championships?|competitions?)\b",
                 re.I), "an age"),
     (re.compile(r"\b(?:1[0-9]{3}|20[0-9]{2})s?\b|\bthe (?:sixties|seventies|eighties|nineties|fifties|forties)\b", re.I),
      "a date"),
