@@ -110,3 +110,28 @@ def test_what_is_kept_for_speed_never_changes_an_example():
     for r in requests[::7]:  # each cold
         cold()
         assert make_example(CONFIG, r[0], r[1], 4, r[2], r[3]).record == warm[r].record
+
+
+def test_kept_shapes_and_plans_stay_bounded_and_never_change_an_example(monkeypatch):
+    """Long chains rarely repeat a shape: the kept shapes and render plans are capped (a k=10
+    run once held 0.5 GB of them), and the caps, cleared often, change no example."""
+    import clutrr.render.stitching as stitching
+    import clutrr.render.usable as usable
+    import clutrr.story.generator as generator
+
+    def cold() -> None:
+        generator._context.cache_clear()
+        generator._split_banks.cache_clear()
+        usable.usable_bank.cache_clear()
+        generator._LAST_CONTEXT[0] = (None,) * 6
+
+    requests = [(k, noise, i) for k in (3, 10) for noise in ("none", "all") for i in range(40)]
+    cold()
+    roomy = {r: make_example(CONFIG, r[0], r[1], 9, r[2]).record for r in requests}
+    monkeypatch.setattr(generator, "SHAPES_KEPT", 3)
+    monkeypatch.setattr(stitching, "COVER_CACHE", 3)
+    cold()
+    for r in requests:
+        assert make_example(CONFIG, r[0], r[1], 9, r[2]).record == roomy[r]
+        ctx = generator._LAST_CONTEXT[0][5]
+        assert len(ctx.shapes) <= 3 and len(ctx.bank.covers) <= 3

@@ -27,24 +27,24 @@ def _open(templates: list[Template], used: set[str] | frozenset[str]) -> bool:
     return any(t.id not in used for t in templates)
 
 
-COVER_CACHE = 20_000  # path plans kept per bank (one per words and head genders)
+COVER_CACHE = 4096  # path plans kept per bank (one per words and head genders)
 
 
 class PathPlan:
     """What rendering one sequence of relation words (with the genders of each fact's first
     person) needs from a bank, worked out once and kept on the bank: the valid piece lengths
-    at each position, the weighted count of covers from each position, the template ids of
-    every valid multi-fact piece, and the templates of every valid piece."""
+    at each position, the weighted count of covers from each position and the templates of
+    every valid piece; the index of which multi-fact pieces each template may render is made
+    the first time a story's used templates are checked against it."""
 
-    __slots__ = ("words", "heads", "longest", "valid", "count", "multi", "multi_of", "options", "ones")
+    __slots__ = ("words", "heads", "longest", "valid", "count", "multi", "_multi_of", "options", "ones")
 
-    def __init__(self, bank: Bank, words: tuple[str, ...], heads: tuple[str, ...], longest: int,
-                 used: set[str] | frozenset[str] = frozenset()) -> None:
+    def __init__(self, bank: Bank, words: tuple[str, ...], heads: tuple[str, ...], longest: int) -> None:
         self.words, self.heads, self.longest = words, heads, longest
         n = len(words)
         choices = bank.choices
         self.valid: list[list[int]] = []
-        self.multi: list[frozenset[str]] = []
+        self.multi: list[tuple[int, int]] = []  # (position, length) of each valid multi-fact piece
         self.options: list[list[list[Template]]] = []  # [i][L - 1]: templates of words[i:i+L]
         for i in range(n):
             ls = []
@@ -52,40 +52,46 @@ class PathPlan:
             for L in range(1, min(longest, n - i) + 1):
                 ts = choices(words[i:i + L], heads[i])
                 options.append(ts)
-                if ts and (L == 1 or not used or _open(ts, used)):
+                if ts:
                     ls.append(L)
                     if L > 1:
-                        self.multi.append(bank.choice_ids(words[i:i + L], heads[i]))
+                        self.multi.append((i, L))
             self.valid.append(ls)
             self.options.append(options)
-        count = [0] * (n + 1)
-        count[n] = 1
-        for i in range(n - 1, -1, -1):
-            count[i] = sum(L * count[i + L] for L in self.valid[i])
-        self.count = count
+        self.count = _counts(self.valid)
         # the one cover when every piece must be one fact, drawn without the random source
-        self.ones = [1] * n if count[0] == 1 and not self.multi else None
-        self.multi_of: dict[str, list[frozenset[str]]] = {}  # template id -> the multi-fact pieces it may render
-        for ids in self.multi:
-            for tid in ids:
-                self.multi_of.setdefault(tid, []).append(ids)
+        self.ones = [1] * n if self.count[0] == 1 and not self.multi else None
+        self._multi_of: dict[str, list[frozenset[str]]] | None = None
 
-    def exhausted(self, used: set[str] | frozenset[str]) -> bool:
+    def _index(self, bank: Bank) -> dict[str, list[frozenset[str]]]:
+        """Template id -> the template ids of each multi-fact piece it may render."""
+        multi_of: dict[str, list[frozenset[str]]] = {}
+        for i, L in self.multi:
+            ids = bank.choice_ids(self.words[i:i + L], self.heads[i])
+            for tid in ids:
+                multi_of.setdefault(tid, []).append(ids)
+        self._multi_of = multi_of
+        return multi_of
+
+    def exhausted(self, bank: Bank, used: set[str] | frozenset[str]) -> bool:
         """Whether ``used`` holds every template of one of the plan's multi-fact pieces."""
-        multi_of = self.multi_of
-        if multi_of:
-            for tid in used:
-                for ids in multi_of.get(tid, ()):
-                    if ids <= used:
-                        return True
+        if not self.multi:
+            return False
+        multi_of = self._multi_of
+        if multi_of is None:
+            multi_of = self._index(bank)
+        for tid in used:
+            for ids in multi_of.get(tid, ()):
+                if ids <= used:
+                    return True
         return False
 
     def cover(self, bank: Bank, rng: random.Random, used: set[str] | frozenset[str] = frozenset()) -> list[int]:
         """Piece lengths drawn as :func:`sample_cover` describes."""
-        plan = self
-        if used and self.exhausted(used):
-            plan = PathPlan(bank, self.words, self.heads, self.longest, used)
-        valid, count = plan.valid, plan.count
+        valid, count = self.valid, self.count
+        if used and self.exhausted(bank, used):
+            valid = [[L for L in ls if L == 1 or _open(self.options[i][L - 1], used)] for i, ls in enumerate(valid)]
+            count = _counts(valid)
         n = len(valid)
         if count[0] == 0:
             missing = [self.words[i] for i in range(n) if 1 not in valid[i]]
@@ -108,6 +114,16 @@ class PathPlan:
                     break
                 pick -= L * count[i + L]
         return lengths
+
+
+def _counts(valid: list[list[int]]) -> list[int]:
+    """The weighted count of covers from each position, given each position's valid piece lengths."""
+    n = len(valid)
+    count = [0] * (n + 1)
+    count[n] = 1
+    for i in range(n - 1, -1, -1):
+        count[i] = sum(L * count[i + L] for L in valid[i])
+    return count
 
 
 def path_plan(bank: Bank, words: tuple[str, ...], heads: tuple[str, ...], max_piece: int) -> PathPlan:

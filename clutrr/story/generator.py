@@ -41,6 +41,7 @@ LARGE_FAMILY_K = 13
 PROBE_FAMILIES = 40
 FAMILY_CHECK_MAX = 64  # up to this size, checking a whole family once is cheaper than each story
 FAMILIES_KEPT = 16  # per context: the families of the last few blocks
+SHAPES_KEPT = 4096  # per context: chain shapes (each holds a render plan; long chains rarely repeat)
 CYK_MAX_K = 8  # clean chains up to this length are checked by their CYK table instead
 SPLITS = ("train", "test")
 
@@ -344,7 +345,7 @@ def _shape(ctx: _Context, config: GeneratorConfig, seed: int, chain: Chain, gend
         words = tuple([kb.word(p, people[i + 1]) for i, p in enumerate(chain.preds)])
         pattern = "-".join(words)
         heads = tuple([GENDERS[g] for g in people[:-1]])
-        if len(ctx.shapes) >= 1 << 16:
+        if len(ctx.shapes) >= SHAPES_KEPT:
             ctx.shapes.clear()
         hit = ctx.shapes[key] = _Shape(words, pattern, pattern_heldout(pattern, k, seed, config.holdout), heads,
                                        path_plan(ctx.bank, words, heads, config.max_piece))
