@@ -58,6 +58,21 @@ def _has(flags: list, rule: str, words: str, drops: bool = True) -> bool:
     ("husband-son", "female", "{A}, married to {B} for decades, watched {B.his} son {C} sail.", "world"),
     ("wife-son", "male", "{A} watched {A.his} wife {B} teach {B.his} son {C} to juggle.", "world"),
     ("father", "any", "{B}, a single father, taught {A} to tie knots.", "world"),
+    # an age or a marriage's length in shapes the first list missed
+    ("aunt", "any", "{A} baked a cake for the seventieth-birthday party of {A.his} aunt {B}.", "world"),
+    ("father", "any", "Ninety candles lit the kitchen when {A}'s father {B} blew them out.", "world"),
+    ("granddaughter", "any", "{A} watched {B}, {A.his} granddaughter of only fourteen, win the final.", "world"),
+    ("son", "any", "{A} read to {B}, {A.his} son of seven, until the storm passed.", "world"),
+    ("father", "any", "{A}'s father, {B}, still climbs ladders despite being eighty-one.", "world"),
+    ("mother", "any", "{B}, the mother of {A}, is ninety-four and swims daily.", "world"),
+    ("brother-wife", "any", "{A} lent a van to {A.his} brother {B}, whose wife {C} of two days wanted a trip.", "world"),
+    ("daughter-husband", "any", "{A}'s daughter {B} married {C} last spring, and {C} bakes bread.", "world"),
+    ("son-in-law", "any", "{B}, son-in-law to {A} for twenty years, carves the roast.", "world"),
+    ("husband", "female", "The album shows {A} laughing as {B}, {A.his} husband of barely an hour, fell over.", "world"),
+    ("mother", "any", "Seventy balloons filled the garden for the birthday of {A}'s mother {B}.", "world"),
+    ("brother", "any", "{A} planned the surprise fortieth of {A.his} brother {B}.", "world"),
+    ("grandson", "any", "{A} coaches the under-tens, and {A.his} grandson {B} keeps goal.", "world"),
+    ("daughter", "any", "{A}'s daughter {B} won gold at a junior fencing tournament.", "world"),
     # a person named who is not in the clause
     ("brother", "any", "{A}'s brother {B} met Beth at the station.", "extra-person"),
 ])
@@ -83,6 +98,13 @@ def test_a_name_repeated_in_one_sentence_is_reported_but_kept(tmp_path):
     ("son-wife", "female", "{A} took {A.his} son {B} and {B.his} wife {C} to the coast."),
     ("mother-in-law", "male", "{A} drove {A.his} wife's mother {B} to the clinic."),
     ("sister", "any", "The fence was mended by {B} who is {A}'s sister."),
+    # numbers and weddings that tell no age and no marriage's length
+    ("son", "any", "{A} baked a rocket cake, and {A.his} son {B} lit the candles."),
+    ("brother-wife", "any", "{A}'s brother {B} and {C}, husband and wife, cycled through Vietnam for a month."),
+    ("husband", "female", "{A} watched {A.his} husband {B} lose at mahjong for three hours."),
+    ("grandmother", "any", "{A} wrapped a blanket round {A.his} grandmother {B}, who had just run a fortieth race."),
+    ("daughter", "any", "{A}'s daughter {B} won the race by three lengths and is one of the fastest."),
+    ("daughter-husband", "any", "{A}'s daughter {B} married {C} in a village church, and {C} bakes bread."),
 ])
 def test_facts_told_with_their_owner_are_not_flagged(tmp_path, clause, key, text):
     flags = _yaml_flags(tmp_path, clause, key, text)

@@ -1726,14 +1726,24 @@ _NUM = (r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|
         r"|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred)(?:-[a-z]+)?")
 _TENS = r"(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|a hundred)(?:-[a-z]+)?"
 _BOND = r"(?:wife|wives|husband|husbands|spouse|married|marriage|wed|wedded|wedding|together|engaged|anniversary)"
+_YOUNG = (r"son|daughter|child|kid|boy|girl|grandson|granddaughter|grandchild|nephew|niece|brother|sister|sibling"
+          r"|youngster|lad|lass")
+_ONLY = r"(?:only|just|barely|nearly|almost|over|already) "
+_ENDS = r"(?=\s*(?:[^\w\s-]|and\b|$))"  # the number ends its phrase: "a son of seven," "is ninety and"
 WORLD = [
     (re.compile(rf"\b{_NUM}[- ]years?[- ]old\b|\b{_NUM} years? old\b|\baged? {_NUM}\b|\b(?:at|turned|turning|turns"
-                rf"|reached|reaching) (?:the age of )?{_TENS}\b|\b[a-z]+(?:th|st|nd|rd) birthday\b|\b(?:in|into|past)"
+                rf"|reached|reaching) (?:the age of )?{_TENS}\b|\b[a-z]+(?:th|st|nd|rd)[- ]birthday\b|\b(?:in|into|past)"
                 r" (?:[a-z]+ )?(?:twenties|thirties|forties|fifties|sixties|seventies|eighties|nineties)\b"
                 r"|\b(?:teenage|teenager|teenagers|teens|toddler|toddlers|newborn|newborns|infant|infants|adolescent"
                 r"|adolescence|octogenarian|nonagenarian|centenarian|pensioner|pensioners|schoolboy|schoolgirl)\b"
                 r"|\b(?:is|was|turned|turns) (?:nearly |almost |over |past )?a hundred\b"
-                rf"|\b(?:has|have|had) been (?:X's|his|her|their) [a-z-]+ for (?:{_NUM}|half a century|a century)\b",
+                rf"|\b(?:has|have|had) been (?:X's|his|her|their) [a-z-]+ for (?:{_NUM}|half a century|a century)\b"
+                rf"|\b{_NUM} (?:candles|balloons)\b|\b(?:surprise|big|his|her|their|X's) (?:twentieth|thirtieth|fortieth"
+                r"|fiftieth|sixtieth|seventieth|eightieth|ninetieth|hundredth)\b"
+                rf"|\b(?:{_YOUNG})s? of (?:{_ONLY})?{_NUM}{_ENDS}"
+                rf"|\b(?:being|is|now) (?:{_ONLY})?{_NUM}{_ENDS}"
+                rf"|\bunder-{_NUM}s\b|\bjunior (?:[a-z]+ )?(?:tournaments?|nationals|squads?|teams?|sides?|leagues?"
+                r"|championships?|competitions?)\b",
                 re.I), "an age"),
     (re.compile(r"\b(?:1[0-9]{3}|20[0-9]{2})s?\b|\bthe (?:sixties|seventies|eighties|nineties|fifties|forties)\b", re.I),
      "a date"),
@@ -1746,17 +1756,24 @@ WORLD = [
                 r"|grandchild|nephew|niece|uncle|aunt|son-in-law|daughter-in-law|brother-in-law|sister-in-law|kid|boy|girl)\b",
                 re.I), "how many relatives of a kind someone has"),
     (re.compile(rf"\b{_BOND}\W+(?:\w+[^\w.;:!?]+){{0,5}}?(?:(?:for|of) (?:{_NUM}|a|several|many) (?:years?|decades?)"
+                rf"|of (?:{_NUM}|a few) (?:months?|weeks?|days?)"
                 rf"|(?:for|of) (?:half a century|a century|decades)|{_NUM} (?:years|decades))\b"
+                rf"|\b{_BOND},? (?:of|for) (?:barely |only |just |all of |less than )?(?:an?|one|{_NUM}|a few)"
+                r" (?:hours?|minutes?)\b"
                 rf"|\b(?:{_NUM}|several|many) (?:years?|decades?) (?:of |after |since )?(?:\w+ ){{0,2}}{_BOND}\b"
                 r"|\b(?:golden|silver|ruby|diamond|pearl|coral|sapphire|emerald|tin|paper|crystal) (?:wedding|anniversary)"
-                r"|\b[a-z]+(?:th|st|nd|rd) (?:wedding )?anniversary\b", re.I), "how long a marriage has lasted"),
+                r"|\b[a-z]+(?:th|st|nd|rd) (?:wedding )?anniversary\b|\b(?:just|recently|newly) (?:got )?(?:married|wed)\b"
+                r"|\b(?:married|wed|wedding)\b[^.;!?]{0,40}?\b(?:last|this) (?:spring|summer|autumn|winter|year|month|week)\b"
+                rf"|\b[a-z]+-in-law (?:to|of) X,? for (?:{_NUM}|a|several|many) (?:years?|decades?)\b",
+                re.I), "how long a marriage has lasted"),
 ]
 
 
 def world_flags(text: str) -> list[Flag]:
     """Rule 7 on raw text: ages, dates and long spans of time ("his wife of eight years",
-    "married in 1974", "a teenage grandson", "for forty years"), which the world model does
-    not have and another sentence of a story may contradict."""
+    "married in 1974", "a teenage grandson", "her son of seven", "eighty candles", "married
+    last spring"), which the world model does not have and another sentence of a story may
+    contradict."""
     plain = re.sub(r"\{[A-D](?:\.[^{}]*)?\}", "X", text)
     out = []
     for pattern, what in WORLD:
