@@ -25,3 +25,26 @@ def test_stories_from_a_folder_file_and_bad_input(tmp_path, capsys):
     assert main(["show", str(out), "--file", "nope"]) == 2
     assert "no file 'nope'" in capsys.readouterr().err
     assert main(["show", "-n", "0"]) == 2
+
+
+def test_memory_queries_and_padded_stories_as_generate_writes_them(tmp_path, capsys):
+    """show --query/--context-words/--depth prints the stories clutrr generate writes with the same options."""
+    from clutrr.story.generator import GeneratorConfig, make_example
+
+    for options, config in ((["--query", "memory"], GeneratorConfig(query="memory")),
+                            (["--context-words", "400", "--depth", "0.25"],
+                             GeneratorConfig(context_words=400, depth="0.25"))):
+        assert main(["show", "--k", "3", "-n", "2", "--seed", "5", *options]) == 0
+        printed = capsys.readouterr().out
+        for i in range(2):
+            assert make_example(config, 3, "none", 5, i, "test").row.story in printed
+    assert len(printed.split()) > 2 * 300  # padded to about 400 words each
+    assert main(["show", "--k", "2", "--context-words", "-5"]) == 2
+    assert "context words must be in 0.." in capsys.readouterr().err
+    assert main(["show", "--k", "2", "--depth", "2"]) == 2
+    assert "--depth" in capsys.readouterr().err
+    out = tmp_path / "d"
+    assert run_generate("--k", "2", "--test-k", "3", "--train-rows", "22", "--test-rows", "22",
+                        "--out", str(out)).returncode == 0
+    assert main(["show", str(out), "--query", "memory"]) == 2
+    assert "without DATA" in capsys.readouterr().err

@@ -5,8 +5,10 @@ import argparse
 import random
 from typing import Iterator
 
-from clutrr.story.generator import GeneratorConfig, check_request, make_example
+from clutrr.commands.generate import depth_arg
+from clutrr.core.memory import QUERY_KINDS
 from clutrr.core.noise import NOISE_KINDS
+from clutrr.story.generator import GeneratorConfig, check_request, make_example
 from clutrr.diagnostics.progress import bar
 from clutrr.errors import UsageError
 from clutrr.graph.items import item_stories
@@ -29,6 +31,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--noise", default="none", help=f"without DATA: {'|'.join(NOISE_KINDS)} (default none)")
     p.add_argument("--split", default="test", help="without DATA: train or test templates and patterns (default test)")
     p.add_argument("--seed", type=int, default=0, help="which stories: a seeded sample of the file, or the generator seed")
+    p.add_argument("--query", default="reasoning", choices=QUERY_KINDS,
+                   help="without DATA: what stories ask, as clutrr generate --query (default reasoning)")
+    p.add_argument("--context-words", type=int, default=0,
+                   help="without DATA: pad each story to about N words, as clutrr generate (default 0: none)")
+    p.add_argument("--depth", default="spread",
+                   help="without DATA: where a padded story's own sentences go, as clutrr generate (default spread)")
     p.add_argument("--draw", metavar="FILE", default=None,
                    help="also draw each story's graph to FILE (.svg or .png; several: FILE-1.svg, FILE-2.svg, ...)")
     p.add_argument("--items", metavar="ITEMS", default=None,
@@ -56,7 +64,8 @@ def _from_folder(args: argparse.Namespace) -> list[StoryRow]:
 
 
 def _generated(args: argparse.Namespace) -> Iterator[StoryRow]:
-    config = GeneratorConfig()
+    config = GeneratorConfig(query=args.query, context_words=args.context_words, depth=depth_arg(args.depth))
+    config.validate()
     check_request(args.k, args.noise, args.split, config)
     return (make_example(config, args.k, args.noise, args.seed, i, args.split).row for i in range(args.n))
 
@@ -70,6 +79,8 @@ def run(args: argparse.Namespace) -> int:
     """Print the stories, one blank line apart, each as soon as it is made."""
     if args.n < 1:
         raise UsageError(f"-n must be at least 1, got {args.n}")
+    if args.data is not None and (args.query != "reasoning" or args.context_words or args.depth != "spread"):
+        raise UsageError("--query, --context-words and --depth go with generated stories (without DATA)")
     if args.items is None and (args.model is not None or args.wrong):
         raise UsageError("--model and --wrong go with --items")
     if args.items is not None:
