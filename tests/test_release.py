@@ -176,7 +176,15 @@ def test_check_passes_on_a_fresh_build_with_other_workers_and_names_a_changed_fi
     assert clutrr(["release", "--check", str(out), "--quiet"]) == 1
     captured = capsys.readouterr()
     assert captured.out.splitlines() == ["ctx_depth_k4_w4000/1.4_d0.5_test.csv: differs"]
-    assert "1 of " in captured.err
+    assert "1 of " in captured.err and "every data file matches" not in captured.err
+    data[len(data) // 2] ^= 1
+    target.write_bytes(bytes(data))
+    card = out / "README.md"  # a card written by another clutrr (other reference figures): the data still match
+    card.write_text(card.read_text(encoding="utf-8") + "\nanother build's figures\n", encoding="utf-8")
+    assert clutrr(["release", "--check", str(out), "--quiet"]) == 1
+    captured = capsys.readouterr()
+    assert captured.out.splitlines() == ["README.md: differs"]
+    assert "every data file matches" in captured.err and "only the card differs" in captured.err
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # the rebuilds left nothing
 
 
