@@ -140,6 +140,8 @@ PROTOCOL_CASES = [
     ("mother-in-law's", NONE),
     ("Renee is Edith's aunt-in-law.", "aunt-in-law"),
     ("Renee is Edith's former wife.", "former-wife"),
+    ("Answer: Renee is Edith's adoptive mother.", "adoptive-mother"),
+    ("<answer>surrogate mother</answer>", "surrogate-mother"),
 ]
 # replies to "How is Renee related to Edith?" (Renee is Edith's aunt): read with the query's names,
 # a statement of the pair reversed or of other people is no answer

@@ -78,7 +78,7 @@ SYNONYMS = {
     "bro": "brother", "sis": "sister", "auntie": "aunt", "aunty": "aunt",
 }
 # a prefix that turns a relation into another one outside the vocabulary
-MODIFIER = r"(?P<mod>(?:great[\s-]*)+|step[\s-]?|half[\s-]?|god|foster[\s-]+|ex[\s-]|former\s+)?"
+MODIFIER = r"(?P<mod>(?:great[\s-]*)+|step[\s-]?|half[\s-]?|god|foster[\s-]+|adoptive[\s-]+|surrogate[\s-]+|ex[\s-]|former\s+)?"
 # "-in-law" after a word that has no in-law form of its own ("aunt-in-law"): a word outside the KB
 IN_LAW = r"(?P<law>(?:\s*-\s*|\s+)in(?:\s*-\s*|\s+)laws?)?"
 SEP = r"(?:\s*-\s*|\s+)"
