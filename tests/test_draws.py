@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from clutrr.core.draws import sample_indices
+from clutrr.core.draws import below, sample_indices
 
 
 def test_sample_matches_the_standard_library():
@@ -22,3 +22,11 @@ def test_sample_matches_the_standard_library():
 def test_sample_indices_refuses_what_the_standard_library_refuses():
     with pytest.raises(ValueError):
         sample_indices(random.Random(0), 3, 4)
+
+
+def test_below_matches_randrange():
+    for seed in range(200):
+        for n in (1, 2, 3, 7, 8, 9, 100, 1 << 20, (1 << 40) + 3):
+            ours, theirs = random.Random(seed), random.Random(seed)
+            assert below(ours.getrandbits, n) == theirs.randrange(n), (seed, n)
+            assert ours.getstate() == theirs.getstate()

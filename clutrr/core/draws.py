@@ -8,6 +8,16 @@ from __future__ import annotations
 
 import random
 from math import ceil, log
+from typing import Callable
+
+
+def below(getrandbits: Callable[[int], int], n: int) -> int:
+    """``rng.randrange(n)`` for ``n`` >= 1, given ``rng.getrandbits``: the same draws and result."""
+    bits = n.bit_length()
+    j = getrandbits(bits)
+    while j >= n:
+        j = getrandbits(bits)
+    return j
 
 
 def sample_indices(rng: random.Random, n: int, k: int) -> list[int]:
@@ -24,10 +34,7 @@ def sample_indices(rng: random.Random, n: int, k: int) -> list[int]:
         pool = list(range(n))
         for i in range(k):
             m = n - i
-            bits = m.bit_length()
-            j = getrandbits(bits)
-            while j >= m:
-                j = getrandbits(bits)
+            j = below(getrandbits, m)
             result[i] = pool[j]
             pool[j] = pool[m - 1]
         return result

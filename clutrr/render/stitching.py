@@ -4,6 +4,7 @@ from __future__ import annotations
 import random
 from typing import NamedTuple, Sequence
 
+from clutrr.core.draws import below
 from clutrr.core.kb import GENDERS
 from clutrr.render.templates import Bank, Template
 
@@ -102,11 +103,7 @@ class PathPlan:
         i = 0
         getrandbits = rng.getrandbits
         while i < n:
-            m = count[i]  # rng.randrange(m), with its draws
-            bits = m.bit_length()
-            pick = getrandbits(bits)
-            while pick >= m:
-                pick = getrandbits(bits)
+            pick = below(getrandbits, count[i])
             for L in valid[i]:
                 if pick < L * count[i + L]:
                     lengths.append(L)
@@ -195,12 +192,7 @@ def render_plan(bank: Bank, plan: PathPlan, edges: Sequence[int], people: Sequen
     i = 0
     for L in lengths:
         ts = options[i][L - 1]
-        n = len(ts)  # rng.choice(ts), with its draws
-        bits = n.bit_length()
-        j = getrandbits(bits)
-        while j >= n:
-            j = getrandbits(bits)
-        template = ts[j]
+        template = ts[below(getrandbits, len(ts))]  # rng.choice(ts), with its draws
         tid = template.id
         if tid in used:
             fresh = [t for t in ts if t.id not in used]
@@ -232,12 +224,7 @@ def render_fact(bank: Bank, word: str, head: int, tail: int, marks: list[str], g
     ts = bank.choices((word,), GENDERS[genders[head]])
     if not ts:
         raise NoCoverError(f"no template covers the relation word(s) {[word]}")
-    n = len(ts)  # rng.choice(ts), with its draws
-    bits = n.bit_length()
-    j = rng.getrandbits(bits)
-    while j >= n:
-        j = rng.getrandbits(bits)
-    template = ts[j]
+    template = ts[below(rng.getrandbits, len(ts))]  # rng.choice(ts), with its draws
     mask = genders[head] | genders[tail] << 1
     text = (template.formats[mask] or template.format_string(mask)).format(marks[head], marks[tail])
     return Piece(text, template.id, (edge,))
