@@ -311,7 +311,7 @@ def test_the_reader_resolves_rendered_stories_too():
     assert any(f.rule == "4" and "forward" in f.message for f in flags)
 
 
-# --- the shipped bank and the stories in the README -----------------------------------------
+# --- the shipped bank and the stories in the docs -----------------------------------------
 
 
 def test_the_default_bank_tells_every_fact_with_its_owner():
@@ -322,13 +322,13 @@ def test_the_default_bank_tells_every_fact_with_its_owner():
     assert len(report.entries) >= 6000
 
 
-def test_the_readme_stories_hold_no_role_only_fact():
-    """The ten stories of the README (``clutrr show --k 4 --noise all -n 10``) use only templates
+def test_the_documented_stories_hold_no_role_only_fact():
+    """The ten stories of docs/stories.md (``clutrr show --k 4 --noise all -n 10``) use only templates
     whose every fact names its owner."""
     report = check_bank("paraphrase", targets=False)
     flagged = {e.template.id for e, f in report.flags if f.kind in ("role-only", "dangling", "unstated")}
     config = GeneratorConfig()
     ids = [p["template"] for i in range(10) for p in make_example(config, 4, "all", 0, i, "test").record["pieces"]]
     assert ids and not set(ids) & flagged
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
-    assert "clutrr show --k 4 --noise all -n 10" in readme
+    page = (Path(__file__).resolve().parent.parent / "docs" / "stories.md").read_text(encoding="utf-8")
+    assert "clutrr show --k 4 --noise all -n 10" in page
