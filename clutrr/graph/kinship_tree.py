@@ -10,6 +10,7 @@ In an SVG each box carries the id ``kin-<speaker>-<kin type>`` and its text stay
 """
 from __future__ import annotations
 
+import colorsys
 from pathlib import Path
 from typing import Any
 
@@ -36,10 +37,7 @@ LINKS = {"ego": "F", "B": "F", "Z": "F", "F": "FF", "FB": "FF", "FZ": "FF", "M":
          "MZ": "MF", "W": "PF", "H": "PF", "WB": "PF", "WZ": "PF", "HB": "PF", "HZ": "PF"}
 MALE_LAST = set("FBSH")
 BOX_W, BOX_H = 0.92, 0.56
-PALETTE = ("#8dd3c7", "#ffffb3", "#bebada", "#fb8072", "#80b1d3", "#fdb462", "#b3de69", "#fccde5",
-           "#d9d9d9", "#bc80bd", "#ccebc5", "#ffed6f", "#a6cee3", "#b2df8a", "#fdbf6f", "#cab2d6",
-           "#e5c494", "#66c2a5", "#fc8d62", "#8da0cb", "#e78ac3", "#a6d854", "#ffd92f", "#b3b3b3",
-           "#1f78b4", "#33a02c", "#e31a1c", "#ff7f00", "#6a3d9a", "#b15928")
+GOLDEN = 0.381966  # hue step between consecutive terms: neighbours in the order stay far apart
 
 
 def speaker_terms(system: dict[str, Any]) -> dict[tuple[str, str], str]:
@@ -84,7 +82,14 @@ def _term_colours(terms: dict[tuple[str, str], str]) -> dict[str, str]:
             if term is not None and term not in order:
                 order.append(term)
     order += sorted({t for t in terms.values() if t not in order})
-    return {t: PALETTE[i % len(PALETTE)] for i, t in enumerate(order)}
+    return {t: _colour(i) for i, t in enumerate(order)}
+
+
+def _colour(i: int) -> str:
+    """The i-th term's colour: hues by the golden section, saturation and brightness in turn, all
+    light enough for black text."""
+    r, g, b = colorsys.hsv_to_rgb((i * GOLDEN) % 1.0, (0.55, 0.32)[i % 2], (0.97, 0.86)[i // 2 % 2])
+    return "#{:02x}{:02x}{:02x}".format(*(round(c * 255) for c in (r, g, b)))
 
 
 def _panel(ax: Any, speaker: str, terms: dict[tuple[str, str], str], colours: dict[str, str]) -> None:
