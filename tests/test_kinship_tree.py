@@ -58,7 +58,7 @@ def test_every_required_kin_type_is_a_labelled_box(name, tmp_path):
     assert drawn - named == {"kin-male-ego", "kin-female-ego"}, "only named relatives (and ego) are drawn"
 
 
-@pytest.mark.parametrize("name", ["crow", "eskimo"])
+@pytest.mark.parametrize("name", NAMES)
 def test_one_colour_per_term(name):
     terms = terms_of(name)
     fig = terms_figure(terms, name)
