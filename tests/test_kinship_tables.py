@@ -48,7 +48,7 @@ EXPECTED = {
                       FBD="sister", FZD="sister", MBD="sister", MZD="sister"),
     # Rivers 1914, Kinship and Social Organisation, p. 78 (Arabic of Egypt); Seligman 1918 (Kababish).
     "sudanese": {"F": "ab", "M": "umm", "S": "ibn", "D": "bint", "H": "zawj", "W": "zawja",
-                 "B": "akh", "Z": "ukht", "FF": "jidd", "MF": "jidd", "FM": "jidda", "MM": "jidda",
+                 "B": "akh", "Z": "ukht", "FF": "jadd", "MF": "jadd", "FM": "jadda", "MM": "jadda",
                  "SS": "hafid", "DS": "hafid", "SD": "hafida", "DD": "hafida",
                  "FB": "amm", "FZ": "amma", "MB": "khal", "MZ": "khala",
                  "BS": "ibn-akh", "BD": "bint-akh", "ZS": "ibn-ukht", "ZD": "bint-ukht",
