@@ -156,3 +156,53 @@ def test_skewing_and_merging_follow_the_typology():
         assert same("omaha", "MBS", "MB", sp) and same("omaha", "MBD", "M", sp)
     assert same("crow", "MBS", "S", "ms") and not same("crow", "MBS", "S", "ws")
     assert same("omaha", "FZS", "S", "ws") and not same("omaha", "FZS", "S", "ms")
+
+
+BASE = {"parent": {"F", "M"}, "~parent": {"S", "D"}, "spouse": {"H", "W"}, "sibling": {"B", "Z"}}
+MALE = set("FBSH")
+
+
+def kin_types_of(define: str, predicates: dict) -> set[str]:
+    """The kin types a kinship.yaml ``define`` covers ("a . b" composes, "a | b" joins), keeping
+    only marriages of a man and a woman."""
+    def expr(tokens: list[str]) -> set[str]:
+        out = term(tokens)
+        while tokens and tokens[0] == "|":
+            tokens.pop(0)
+            out |= term(tokens)
+        return out
+
+    def term(tokens: list[str]) -> set[str]:
+        out = atom(tokens)
+        while tokens and tokens[0] == ".":
+            tokens.pop(0)
+            right = atom(tokens)
+            out = {a + b for a in out for b in right
+                   if b[0] not in "HW" or (b[0] == "W") == (a[-1] in MALE)}
+        return out
+
+    def atom(tokens: list[str]) -> set[str]:
+        tok = tokens.pop(0)
+        if tok == "(":
+            out = expr(tokens)
+            assert tokens.pop(0) == ")"
+            return out
+        if tok in BASE:
+            return set(BASE[tok])
+        return kin_types_of(predicates[tok]["define"], predicates)
+
+    return expr(re.findall(r"~?\w+|[().|]", define))
+
+
+def test_eskimo_words_cover_the_kin_types_kinship_yaml_defines():
+    """The 22 older eskimo words cover exactly what kb_rules/kinship.yaml's definitions reach."""
+    kb = yaml.safe_load((REPO / "kb_rules" / "kinship.yaml").read_text(encoding="utf-8"))
+    terms = load("eskimo")["terms"]
+    words = 0
+    for name, predicate in kb["predicates"].items():  # the sibling's define (parent . ~parent) is B, Z
+        covered = BASE.get(name) or kin_types_of(predicate["define"], kb["predicates"])
+        for sex, word in predicate["words"].items():
+            want = {k for k in covered if (k[-1] in MALE) == (sex == "male")}
+            assert set(terms[word]["kin_types"]) == want, word
+            words += 1
+    assert words == 22 and set(terms) - {w for p in kb["predicates"].values() for w in p["words"].values()} == {"cousin"}
