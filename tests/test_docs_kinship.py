@@ -40,7 +40,8 @@ def test_the_table_reads_each_file_cell_by_cell(tmp_path):
             text = text.replace("  aunt:\n", "  paternal-aunt:\n")
         (tmp_path / f"{name}.yaml").write_text(text, encoding="utf-8")
     changed = mod.markdown_table(tmp_path)
-    assert "| FZD | cousin | sister | bint-amma | cousin | sister-in-law | paternal-aunt | niece / daughter |" in changed
+    row = "| FZD | cousin | sister | bint-amma | cousin | sister-in-law | paternal-aunt | niece / daughter |"
+    assert row in changed
     assert changed != mod.markdown_table()
 
 

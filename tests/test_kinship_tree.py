@@ -95,6 +95,17 @@ def test_a_file_clutrr_did_not_draw_is_not_overwritten(tmp_path):
         draw_terms(terms_of("crow"), tmp_path / "tree.pdf", "crow")
 
 
+def test_kin_types_without_a_place_are_listed_not_dropped(tmp_path):
+    terms = {("female", "S"): "son", ("female", "FFB"): "grandfather", ("female", "MBSW"): "in-law"}
+    out = tmp_path / "extra.svg"
+    draw_terms(terms, out, "extra")
+    texts = texts_by_id(out)
+    assert texts["kin-female-extra"] == "also named: FFB grandfather, MBSW in-law"
+    assert texts["kin-female-S-term"] == "son" and "kin-female-FFB" not in texts
+    with pytest.raises(UsageError, match="no terms to draw"):
+        draw_terms({}, tmp_path / "none.svg", "none")
+
+
 def test_a_single_speaker_gives_one_panel():
     terms = {k: v for k, v in terms_of("iroquois").items() if k[0] == "female"}
     fig = terms_figure(terms, "iroquois, female speaker")

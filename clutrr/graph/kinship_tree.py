@@ -5,7 +5,8 @@ grandparents above, children and grandchildren below; the father's side on the l
 mother's and the spouse's on the right), so the same kin type sits in the same spot in every
 system's picture and two pictures can be compared at a glance. A relative is drawn when the
 system has a term for it from that speaker; each box shows the term and, below it, the kin
-type (``FZS``: father's sister's son). One panel per speaker sex present in ``terms``.
+type (``FZS``: father's sister's son). One panel per speaker sex present in ``terms``; kin
+types the tree has no place for (``FFB``) are listed under the panel with their terms.
 In an SVG each box carries the id ``kin-<speaker>-<kin type>`` and its text stays text.
 """
 from __future__ import annotations
@@ -14,6 +15,7 @@ import colorsys
 from pathlib import Path
 from typing import Any
 
+from clutrr.errors import UsageError
 from clutrr.graph.draw import require_matplotlib
 from clutrr.graph.output import check_targets, picture_paths, save_figure
 
@@ -124,10 +126,15 @@ def _panel(ax: Any, speaker: str, terms: dict[tuple[str, str], str], colours: di
         ax.add_patch(FancyBboxPatch((x - BOX_W / 2, gen - BOX_H / 2), BOX_W, BOX_H, boxstyle=box,
                                     facecolor=face, edgecolor=edge, linewidth=1.2, zorder=2,
                                     gid=f"kin-{speaker}-{kt}"))
-        ax.text(x, gen + 0.07, term, ha="center", va="center", fontsize=min(6.3, 75 / len(term)), fontweight="bold", zorder=3,
-                gid=f"kin-{speaker}-{kt}-term")
+        ax.text(x, gen + 0.07, term, ha="center", va="center", fontsize=min(6.3, 75 / len(term)),
+                fontweight="bold", zorder=3, gid=f"kin-{speaker}-{kt}-term")
         ax.text(x, gen - 0.16, speaker if kt == "ego" else kt, ha="center", va="center", fontsize=5.5,
                 color="#333333", zorder=3, gid=f"kin-{speaker}-{kt}-type")
+    extra = sorted(kt for sp, kt in terms if sp == speaker and kt not in slots)
+    if extra:  # named by the system but with no place in this tree: listed, never dropped silently
+        listed = ", ".join(f"{kt} {terms[(speaker, kt)]}" for kt in extra)
+        ax.text(-0.6, -2.55, f"also named: {listed}", fontsize=6, color="#333333", va="bottom",
+                gid=f"kin-{speaker}-extra")
     ax.set_title(f"{speaker} speaker", fontsize=9)
     ax.set_xlim(-0.7, 15.7)
     ax.set_ylim(-2.6, 2.6)
@@ -142,7 +149,7 @@ def terms_figure(terms: dict[tuple[str, str], str], title: str) -> Any:
 
     speakers = [s for s in SPEAKERS if any(sp == s for sp, _ in terms)]
     if not speakers:
-        raise ValueError("no terms to draw")
+        raise UsageError("no terms to draw: give (speaker, kin type) -> term for a male or a female speaker")
     colours = _term_colours(terms)
     fig = Figure(figsize=(13.5, 3.4 * len(speakers) + 1.1))
     axes = fig.subplots(len(speakers), 1, squeeze=False)[:, 0]
