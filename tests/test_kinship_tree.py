@@ -53,6 +53,7 @@ def test_every_required_kin_type_is_a_labelled_box(name, tmp_path):
             assert box in texts, f"{name}: no box for {speaker} {kin_type}"
             assert texts[f"{box}-term"] == terms[(speaker, kin_type)]
             assert texts[f"{box}-type"] == kin_type
+        assert f"kin-{speaker}-extra" not in texts, f"{name}: a named kin type has no place in the tree"
     drawn = {k.removesuffix("-term") for k in texts if k.endswith("-term")}
     named = {f"kin-{s}-{k}" for (s, k) in terms}
     assert drawn - named == {"kin-male-ego", "kin-female-ego"}, "only named relatives (and ego) are drawn"
@@ -96,7 +97,8 @@ def test_a_file_clutrr_did_not_draw_is_not_overwritten(tmp_path):
 
 
 def test_kin_types_without_a_place_are_listed_not_dropped(tmp_path):
-    terms = {("female", "S"): "son", ("female", "FFB"): "grandfather", ("female", "MBSW"): "in-law"}
+    terms = {("female", "S"): "son", ("female", "FFB"): "grandfather", ("female", "MBSW"): "in-law",
+             ("female", "W"): "wife", ("female", "WB"): "brother-in-law"}  # a woman has no wife: not listed
     out = tmp_path / "extra.svg"
     draw_terms(terms, out, "extra")
     texts = texts_by_id(out)

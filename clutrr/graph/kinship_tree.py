@@ -130,7 +130,8 @@ def _panel(ax: Any, speaker: str, terms: dict[tuple[str, str], str], colours: di
                 fontweight="bold", zorder=3, gid=f"kin-{speaker}-{kt}-term")
         ax.text(x, gen - 0.16, speaker if kt == "ego" else kt, ha="center", va="center", fontsize=5.5,
                 color="#333333", zorder=3, gid=f"kin-{speaker}-{kt}-type")
-    extra = sorted(kt for sp, kt in terms if sp == speaker and kt not in slots)
+    other_spouse = "H" if speaker == "male" else "W"  # a man has no husband, a woman no wife
+    extra = sorted(kt for sp, kt in terms if sp == speaker and kt not in slots and kt[0] != other_spouse)
     if extra:  # named by the system but with no place in this tree: listed, never dropped silently
         listed = ", ".join(f"{kt} {terms[(speaker, kt)]}" for kt in extra)
         ax.text(-0.6, -2.55, f"also named: {listed}", fontsize=6, color="#333333", va="bottom",
