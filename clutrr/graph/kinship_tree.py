@@ -39,7 +39,11 @@ LINKS = {"ego": "F", "B": "F", "Z": "F", "F": "FF", "FB": "FF", "FZ": "FF", "M":
          "MZ": "MF", "W": "PF", "H": "PF", "WB": "PF", "WZ": "PF", "HB": "PF", "HZ": "PF"}
 MALE_LAST = set("FBSH")
 BOX_W, BOX_H = 0.92, 0.56
-GOLDEN = 0.381966  # hue step between consecutive terms: neighbours in the order stay far apart
+KELLY = ("#f3c300", "#875692", "#f38400", "#a1caf1", "#be0032", "#c2b280", "#848482", "#008856", "#e68fac",
+         "#0067a5", "#f99379", "#604e97", "#f6a600", "#b3446c", "#dcd300", "#882d17", "#8db600", "#654522",
+         "#e25822", "#2b3d26")
+LIGHTEN = 0.4  # share of white mixed into each colour
+GOLDEN = 0.381966  # hue step for terms past Kelly's list
 
 
 def speaker_terms(system: dict[str, Any]) -> dict[tuple[str, str], str]:
@@ -88,10 +92,13 @@ def _term_colours(terms: dict[tuple[str, str], str]) -> dict[str, str]:
 
 
 def _colour(i: int) -> str:
-    """The i-th term's colour: hues by the golden section, saturation and brightness in turn, all
-    light enough for black text."""
-    r, g, b = colorsys.hsv_to_rgb((i * GOLDEN) % 1.0, (0.55, 0.32)[i % 2], (0.97, 0.86)[i // 2 % 2])
-    return "#{:02x}{:02x}{:02x}".format(*(round(c * 255) for c in (r, g, b)))
+    """The i-th term's colour: Kelly's colours of maximum contrast (K. L. Kelly 1965, without black
+    and white) mixed with white so black text stays readable; past them, golden-section hues."""
+    if i < len(KELLY):
+        rgb = [int(KELLY[i][k:k + 2], 16) / 255 for k in (1, 3, 5)]
+    else:
+        rgb = colorsys.hsv_to_rgb(((i - len(KELLY)) * GOLDEN) % 1.0, (0.5, 0.3)[i % 2], 0.95)
+    return "#{:02x}{:02x}{:02x}".format(*(round((c + (1 - c) * LIGHTEN) * 255) for c in rgb))
 
 
 def _panel(ax: Any, speaker: str, terms: dict[tuple[str, str], str], colours: dict[str, str]) -> None:
