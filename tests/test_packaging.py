@@ -21,6 +21,8 @@ def test_wheel_contains_rules_templates_and_names(tmp_path):
         assert needed in names, needed
     assert not any(n.startswith("baselines/") for n in names), "no generic top-level 'baselines' module"
     assert any(n.startswith("clutrr/paraphrases/k1/") and n.endswith(".yaml") for n in names)
+    systems = {p.name for p in (REPO / "kb_rules" / "systems").glob("*.yaml")}
+    assert len(systems) == 7 and {f"clutrr/kb_rules/systems/{s}" for s in systems} <= names, "terminology files"
     entry = next(n for n in names if n.endswith("entry_points.txt"))
     assert "clutrr = clutrr.cli:main" in zipfile.ZipFile(wheel).read(entry).decode()
 
