@@ -16,7 +16,8 @@ from clutrr.diagnostics.audit import (
     ALPHA, CLUTRR_COLUMNS, MIN_WORD_COUNT, PREMISE_UNK, AuditResult, audit_dataset, render_markdown,
 )
 from clutrr.diagnostics.easy_hard import (
-    EASY, HARD, halves, indistinct, partition, prediction_records, render_halves, write_csv_rows, write_jsonl,
+    EASY, HARD, halves, indistinct, partition, prediction_records, render_halves, weak_splits, write_csv_rows,
+    write_jsonl,
 )
 from clutrr.diagnostics.giveaway import RANKS
 from clutrr.diagnostics.nli_audit import (
@@ -197,7 +198,7 @@ def _easy_hard(audit: _Audit, force: bool = False) -> dict:
                          f"items of {same[0]} apart (one answer for all, or its labels tie on every item), so easy "
                          "and hard would only split the gold labels; choose another --biased model")
     report = audit.result.report
-    weak = [sp["split"] for sp in report["splits"] if not sp["groups"][0][audit.biased]["vs_majority"]["better"]]
+    weak = weak_splits(report["splits"], audit.biased)
     if weak and not force:
         raise UsageError(f"--easy-hard: the {name} model does not beat the majority baseline significantly "
                          f"(p < {report['alpha']}) in {', '.join(weak)}, so its easy and hard halves follow its "
