@@ -140,3 +140,58 @@ def test_three_label_recast():
     assert neutral["hypothesis"] == f"{tail} is {head}'s {neutral['relation']}."
     assert contra["relation"] in item.negatives and contra["hypothesis"].startswith("Bob is Ann's ")
     assert summary.pairs == Counter({ENTAILED: 1, NEUTRAL: 1, CONTRADICTION: 1})
+
+
+def _export(path, stories, accepted, n_labels=22):
+    """An export of ``stories`` (gold label 0 each, right originally) whose story i has 4
+    permutations, the first ``accepted[i]`` of them predicted with the gold label."""
+    words = [f"w{j}" for j in range(n_labels)]
+    right, wrong = np.eye(n_labels)[0], np.eye(n_labels)[1]
+    probs, index = [], []
+    for i, a in enumerate(accepted):
+        probs += [right] * a + [wrong] * (4 - a)
+        index += [i] * 4
+    np.savez_compressed(path, labels=np.array(words), test_file=np.array([s.path.name for s, _ in stories]),
+                        story=np.array([r.id for _, r in stories]), gold=np.zeros(len(stories), dtype=np.int16),
+                        original_probs=np.array([right] * len(stories)), story_index=np.array(index),
+                        probs=np.array(probs))
+    return path
+
+
+def test_probe_acceptance_prints_both_readings_of_omega_max(tmp_path, capsys):
+    from clutrr.cli import main
+    from clutrr.io.datadir import load_splits
+    from diag_rows import FIXTURES
+
+    test = next(s for s in load_splits(FIXTURES) if not s.is_train)
+    export = _export(tmp_path / "e.npz", [(test, r) for r in test.rows[:3]], [1, 2, 0])
+    assert main(["probe", str(FIXTURES), "--acceptance", str(export), "--figures", str(tmp_path / "fig")]) == 0
+    out = capsys.readouterr().out
+    assert "Omega_max 0.67 (prose: at least one accepted" in out  # 2 of 3 stories
+    assert "Omega_max 0.33 (formula: acceptance above 1/|D_test| = 1/3" in out  # only the story at 1/2
+    assert "the two readings differ" in out and "P^c 0.250 over |D^c| = 3" in out  # (1/4 + 1/2 + 0) / 3
+    assert (tmp_path / "fig" / f"acceptance_{test.path.stem}.png").is_file()
+    assert main(["probe", str(FIXTURES), "--acceptance", str(export), "--omega-max", "thesis"]) == 0
+    out = capsys.readouterr().out
+    assert "(formula:" in out and "(prose:" not in out and "readings" not in out
+    (tmp_path / "bad.npz").write_text("not an export")
+    for bad in (tmp_path / "bad.npz", tmp_path / "missing.npz"):
+        assert main(["probe", str(FIXTURES), "--acceptance", str(bad)]) == 2
+        assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_audit_giveaway_per_class_and_figures_on_a_recast_folder(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    from clutrr.cli import main
+    from diag_rows import FIXTURES
+
+    nli = tmp_path / "nli"
+    assert main(["recast", str(FIXTURES), "--out", str(nli)]) == 0
+    capsys.readouterr()
+    rep = tmp_path / "rep"
+    assert main(["audit", str(nli), "--encoder", "none", "--giveaway", "--per-class", "--figures",
+                 "--out", str(rep)]) == 0
+    out = capsys.readouterr().out
+    assert "## Give-away words of the hypotheses" in out and "## Per-class accuracy" in out
+    assert (rep / "giveaway_coverage.png").is_file() and (rep / "confusion_1.2_test.png").is_file()
+    assert main(["audit", str(nli), "--figures"]) == 2 and "give --out" in capsys.readouterr().err

@@ -14,6 +14,16 @@ def _pyplot() -> Any:
     return plt
 
 
+def _save(fig: Any, path: Path) -> Path:
+    """Lay out, write and close a figure."""
+    import matplotlib.pyplot as plt
+
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
 def plot_confusions(split: str, classes: dict[str, dict], columns: dict[str, str], path: Path) -> Path:
     """One panel per model: the confusion matrix of ``split`` (rows: gold, columns: predicted),
     each row scaled to its gold label's items, with the per-class accuracy on the diagonal."""
@@ -38,10 +48,7 @@ def plot_confusions(split: str, classes: dict[str, dict], columns: dict[str, str
         ax.set_xlabel("predicted", fontsize=8)
         ax.set_ylabel("gold", fontsize=8)
     fig.suptitle(f"{split}: confusion matrices (row shares)", fontsize=10)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return path
+    return _save(fig, path)
 
 
 def plot_coverage(giveaways: dict[str, dict], path: Path) -> Path:
@@ -57,10 +64,7 @@ def plot_coverage(giveaways: dict[str, dict], path: Path) -> Path:
     ax.set_ylim(0, 100)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return path
+    return _save(fig, path)
 
 
 def plot_acceptance(entropy: dict[str, dict], lengths: dict[str, list[dict]], path: Path) -> Path:
@@ -84,7 +88,4 @@ def plot_acceptance(entropy: dict[str, dict], lengths: dict[str, list[dict]], pa
     right.set_ylim(0, 1.02)
     right.grid(alpha=0.3)
     right.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return path
+    return _save(fig, path)

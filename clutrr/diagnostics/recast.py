@@ -109,7 +109,7 @@ class RecastSummary:
         if self.fallback_negatives:
             text += f"; {self.fallback_negatives} negatives from the fallback prior"
         if self.imbalance > 0:
-            text += (f"; word balance broken: the relation words of the two labels differ "
+            text += (f"; word balance broken: the relation words of the labels differ "
                      f"(total variation {self.imbalance:.2f}), so the hypothesis alone hints at the label")
         return text
 
