@@ -69,7 +69,8 @@ def test_tsuchiya_unknown_token_premise_keeps_the_length_only():
     # a 3-word premise: E 1/16 < N 8/81. The hypothesis alone ties.
     model = MultinomialNB().fit([unknown_premise("a", ["h"]), unknown_premise("a b c", ["h"])], [E, N])
     scores = np.exp(model.scores([unknown_premise("x", ["h"]), unknown_premise("x y z", ["h"])]))
-    assert scores[0] == pytest.approx([0.5 * 1 / 4, 0.5 * 2 / 9]) and scores[1] == pytest.approx([0.5 / 16, 0.5 * 8 / 81])
+    assert scores[0] == pytest.approx([0.5 * 1 / 4, 0.5 * 2 / 9])
+    assert scores[1] == pytest.approx([0.5 / 16, 0.5 * 8 / 81])
     assert MultinomialNB().fit([["h"], ["h"]], [E, N]).predict_ties([["h"]])[1] == [True]
 
 

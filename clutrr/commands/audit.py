@@ -155,6 +155,10 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--figures writes into the --out folder: give --out")
     if args.force_split and not args.easy_hard:
         raise UsageError("--force-split only applies to --easy-hard")
+    if args.figures:
+        from clutrr.diagnostics.figures import require
+
+        require()
     recast = is_recast_folder(args.directory)
     with ExitStack() as stack:  # output folders are checked before the work and filled only when it succeeds
         out = stack.enter_context(StagedDir(args.out, force=args.force)) if args.out else None
@@ -206,7 +210,8 @@ def _easy_hard(audit: _Audit, force: bool = False) -> dict:
     if weak:
         print(f"clutrr audit: --force-split: easy and hard written although the {name} model does not beat the "
               f"majority baseline significantly in {', '.join(weak)}", file=sys.stderr)
-    return {"biased_model": audit.biased, "forced_in": weak, "easy": "items the biased model gets right", "hard": "items it gets wrong",
+    return {"biased_model": audit.biased, "forced_in": weak, "easy": "items the biased model gets right",
+            "hard": "items it gets wrong",
             "splits": {name: {**halves(preds, audit.biased, [audit.gold(r) for r in audit.items[name]]),
                               "evaluation": preds.evaluation}
                        for name, preds in audit.result.predictions.items()}}

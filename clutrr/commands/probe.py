@@ -106,6 +106,10 @@ def _acceptance(args: argparse.Namespace) -> int:
     """Print the permutation acceptance of an export, per test file; figures on request."""
     if args.kind:
         raise UsageError("--acceptance scores an export; it writes no probes (drop --kind)")
+    if args.figures:
+        from clutrr.diagnostics.figures import require
+
+        require()
     export = read_export(args.acceptance)
     lengths = {r.id: len(r.story.split()) for s in read_splits(args.directory) if not s.is_train for r in s.rows}
     scores = score_export(export, lengths)

@@ -26,7 +26,10 @@ OMEGA_MAX = ("both", "thesis", "prose")
 def read_export(path: str | Path) -> dict[str, np.ndarray]:
     """The arrays of an export; UsageError when the file is missing, not an .npz or lacks one."""
     try:
-        with np.load(path, allow_pickle=False) as data:
+        data = np.load(path, allow_pickle=False)
+        if not isinstance(data, np.lib.npyio.NpzFile):
+            raise ValueError("one array, not an .npz archive")
+        with data:
             arrays = {k: data[k] for k in data.files}
     except FileNotFoundError:
         raise UsageError(f"{path}: no such file") from None

@@ -4,6 +4,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from clutrr.errors import UsageError
+
+
+def require() -> None:
+    """UsageError (one line) when matplotlib, which draws the figures, is not installed."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise UsageError("figures need matplotlib: pip install matplotlib") from None
+
 
 def _pyplot() -> Any:
     import matplotlib
@@ -74,7 +84,8 @@ def plot_acceptance(entropy: dict[str, dict], lengths: dict[str, list[dict]], pa
     plt = _pyplot()
     fig, (left, right) = plt.subplots(1, 2, figsize=(8.5, 3.4))
     groups = list(entropy)
-    for shift, key, name in ((-0.2, "entropy_original", "original"), (0.2, "entropy_accepted", "accepted permutations")):
+    bars = ((-0.2, "entropy_original", "original"), (0.2, "entropy_accepted", "accepted permutations"))
+    for shift, key, name in bars:
         left.bar([i + shift for i in range(len(groups))], [entropy[g][key] or 0.0 for g in groups], width=0.4,
                  label=name)
     left.set_xticks(range(len(groups)), [f"{g} ({entropy[g]['stories']})" for g in groups])
