@@ -40,8 +40,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"permutations per story for word-permute (default: {THESIS_Q}, as in Sinha's thesis; "
                              "Omega_rand differs from Omega_max only when q is at least the number of labels)")
     parser.add_argument("--min-words", type=int, default=THESIS_MIN_WORDS,
-                        help=f"word-permute skips stories of fewer words (default: {THESIS_MIN_WORDS}: as in Sinha's "
-                             "thesis, stories of 5 words or fewer are not permuted)")
+                        help=f"word-permute drops stories of fewer words (default: {THESIS_MIN_WORDS}: Sinha's thesis "
+                             "drops examples with a sentence of 5 words or fewer)")
     parser.add_argument("--seed", type=int, default=0, help="probe seed (default: 0)")
     parser.add_argument("--kb", default="kinship", help="KB giving the relation words (default: kinship)")
 
