@@ -3,6 +3,7 @@ rerun it on a tiny folder, and check it writes every figure the page shows."""
 from __future__ import annotations
 
 import importlib.util
+import os
 import re
 
 import pytest
@@ -39,3 +40,17 @@ def test_the_script_writes_every_figure_of_the_page(tmp_path, capsys):
     foreign.mkdir()
     with pytest.raises(SystemExit, match="not this script's output folder"):
         script.main(["--work", str(foreign), "--docs", str(docs)])
+
+
+ACCEPTANCE = re.compile(r"<!-- bench-diagnostics: acceptance -->\n```text\n(?P<body>.*?)```", re.S)
+
+
+@pytest.mark.skipif(not os.environ.get("CLUTRR_FULL_FIGURES"), reason="a full run: set CLUTRR_FULL_FIGURES=1")
+def test_the_printed_acceptance_block_is_a_full_run(tmp_path, capsys):
+    assert _script().main(["--work", str(tmp_path / "work"), "--docs", str(tmp_path / "docs")]) == 0
+    out = capsys.readouterr().out
+    printed = out[out.index("--acceptance"):].split("\n", 1)[1]
+    printed = printed[:printed.index("wrote ")]
+    assert ACCEPTANCE.search(DOC.read_text(encoding="utf-8"))["body"] == printed
+    for name in _script().FIGURES:
+        assert (tmp_path / "docs" / name).read_bytes() == (REPO / "docs" / name).read_bytes()
