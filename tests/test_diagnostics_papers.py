@@ -141,6 +141,7 @@ def test_three_label_recast():
     assert neutral["hypothesis"] == f"{tail} is {head}'s {neutral['relation']}."
     assert contra["relation"] in item.negatives and contra["hypothesis"].startswith("Bob is Ann's ")
     assert summary.pairs == Counter({ENTAILED: 1, NEUTRAL: 1, CONTRADICTION: 1})
+    assert summary.as_dict()["negatives"] == {CONTRADICTION: 1, NEUTRAL: 1}
 
 
 def _export(path, stories, accepted, n_labels=22):

@@ -353,6 +353,6 @@ def recast_splits(splits: Sequence[Split], kb: KB, seed: int = 0, step: Callable
         else:
             records, fallback, gap = recast_items(split.name, items, kb, prior, seed, negatives)
         summary = RecastSummary(len(split.rows), Counter(r["label"] for r in records), dropped, fallback, gap,
-                                Counter(r["negative"] for r in records if "negative" in r))
+                                Counter(r.get("negative") or r["label"] for r in records if r["label"] != ENTAILED))
         out.append((split, records, summary))
     return out
