@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass, field
 
 from clutrr.core.entailment import story_closure
 from clutrr.core.kb import GENDERS, load_kb
-from clutrr.llm.extract import NEGATION, ClaimReader, before, clean_text, final_text, plain_unicode, vocabulary
+from clutrr.llm.extract import ClaimReader, before, clean_text, final_text, negated, plain_unicode, vocabulary
 
 COPULA = r"(?:is|was|(?:must|would|will|should)\s+be)(?:\s+(?:also|therefore|thus|then|indeed|actually|clearly))?"
 CLAIMS = ClaimReader(COPULA)
@@ -70,8 +70,8 @@ def find_claims(text: str, kb: str = "kinship") -> list[tuple[str, str, str]]:
     text = clean_text(text if text.isascii() else plain_unicode(text))
     out = []
     for m in vocabulary(kb).mentions(text):
-        pre, post = text[max(0, m.start - 160): m.start], text[m.end: m.end + 80]
-        if CHAINED.match(post) or NEGATION.search(before(pre, len(pre))):
+        pre, post = before(text, m.start), text[m.end: m.end + 80]
+        if CHAINED.match(post) or negated(text, m.start):
             continue
         claim = CLAIMS.pair(pre, post)
         if claim:
