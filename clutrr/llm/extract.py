@@ -157,7 +157,9 @@ class Vocabulary:
 
     def lookup(self, text: str) -> str | None:
         """The word a bare answer such as ``" Son-In-Law."`` names, without a regex scan."""
-        return self.canon.get(_squash(text)) if len(text) <= 64 else None
+        if len(text) > 64 or text.rstrip().endswith("?"):  # "aunt?" asks, it does not answer
+            return None
+        return self.canon.get(_squash(text))
 
     def mentions(self, text: str) -> list[Mention]:
         """Every relation word in ``text``, modified ones (``great-uncle``) as words of their own."""
@@ -456,6 +458,43 @@ def extract_answer(text: str | None, kb: str = "kinship", think_tags: Sequence[T
     return (_extract_cached if len(rest) <= CACHED_LENGTH else _extract)(rest, vocab, names)
 
 
+def _tag_contents(text: str, opens: list[re.Match]) -> set[str]:
+    """The distinct contents of the ``<answer>`` tags opened at ``opens`` (each up to its
+    closing tag or the next opening one)."""
+    ends = [m.start() for m in opens[1:]] + [len(text)]
+    out = set()
+    for m, end in zip(opens, ends):
+        close = TAG_CLOSE.search(text, m.end(), end)
+        out.add(text[m.end(): end if close is None else close.start()])
+    return out
+
+
+def _boxed_contents(text: str) -> set[str]:
+    """The distinct contents of every closed ``\\boxed{…}``."""
+    out, rest = set(), text
+    while (box := _boxed(rest)) is not None:
+        out.add(box[0])
+        start = rest.rfind("\\boxed", 0, box[1])
+        rest = rest[:start]
+    return out
+
+
+def _last_correction(text: str, end: int) -> int:
+    """Where the last sentence taking an answer back ("Wait, no.") before ``end`` ends, or 0."""
+    last = 0
+    for m in CORRECTION.finditer(text, 0, end):
+        last = m.end()
+    return last
+
+
+def _differ(contents: set[str], vocab: Vocabulary, query: tuple[str, ...] | None) -> bool:
+    """Whether the answers of several tags or boxes name different relations."""
+    if len(contents) < 2:
+        return False
+    said = {_decide_text(clean_text(c), vocab, query) for c in contents} - {None, OFF}
+    return len(said) > 1
+
+
 def _boxed(text: str) -> tuple[str, int] | None:
     """The content of the last closed ``\\boxed{…}`` (braces balanced, LaTeX commands
     dropped) and its end, in one pass over the text's braces."""
@@ -483,6 +522,10 @@ def _latex_space(command: re.Match) -> str:
 
 def _extract(text: str, vocab: Vocabulary, query: tuple[str, ...] | None) -> str | None:
     opens = list(TAG_OPEN.finditer(text))
+    if len(opens) > 1:
+        since = _last_correction(text, opens[-1].start())  # "Wait, no." before the last tag: it decides
+        if _differ(_tag_contents(text, [m for m in opens if m.start() >= since]), vocab, query):
+            return None
     if opens:
         content = text[opens[-1].end():]
         close = TAG_CLOSE.search(content)
@@ -491,6 +534,10 @@ def _extract(text: str, vocab: Vocabulary, query: tuple[str, ...] | None) -> str
         answer = _decide_text(clean_text(content[: close.start()]), vocab, query)
         return _kept(answer, clean_text(content[close.end():]), vocab, query)
     boxed = _boxed(text)
+    if boxed and text.count("\\boxed") > 1:
+        since = _last_correction(text, text.rfind("\\boxed", 0, boxed[1]))
+        if _differ(_boxed_contents(text[since:]), vocab, query):
+            return None
     if boxed:
         answer = _decide_text(clean_text(boxed[0]), vocab, query)
         return _kept(answer, clean_text(text[boxed[1]:]), vocab, query)
@@ -566,7 +613,7 @@ def _decide_text(text: str, vocab: Vocabulary, query: tuple[str, ...] | None) ->
                 part, after = sentences[live_next], sentences[live_next + 1:]
             else:
                 continue
-            answer = _answer(part, vocab, query)[0]
+            answer = None if part.rstrip().endswith("?") else _answer(part, vocab, query)[0]
             return _kept(None if answer == OFF else answer, after, vocab, query)
         if _live(sentence, vocab):
             live_next = i
@@ -593,7 +640,7 @@ def _decide_text(text: str, vocab: Vocabulary, query: tuple[str, ...] | None) ->
     if not candidates:
         return None
     _, decisive, answer, _ = next((r for r in reversed(candidates) if not REASON_START.match(r[1])), candidates[-1])
-    return None if ALTERNATIVE_START.match(decisive) else answer
+    return None if ALTERNATIVE_START.match(decisive) or decisive.rstrip().endswith("?") else answer
 
 
 def _opening(text: str) -> tuple[str, int, int] | None:
@@ -614,7 +661,8 @@ def _kept(answer: str | None, after: str | list[str], vocab: Vocabulary, query: 
     if answer is None or not after:
         return answer
     sentences = _sentences(after) if isinstance(after, str) else after
-    start = next((j for j, s in enumerate(sentences) if CORRECTION.search(s)), None)
+    start = next((j for j, s in enumerate(sentences)
+                  if CORRECTION.search(s) or ALTERNATIVE_START.match(s) or TENTATIVE.search(s)), None)
     if start is None:
         return answer
     for s in sentences[start:]:
@@ -687,6 +735,7 @@ def _live_after(text: str, start: int, vocab: Vocabulary) -> bool:
     return j < len(mentions) and live_from[j]
 
 
+NEGATED_AFTER = re.compile(r"[\s,*_\u2013\u2014-]*(?:not|never)\W*$", re.I)
 MAX_MENTIONS = 64  # more relation words than this in one statement: no answer
 COPULA_WINDOW = 96
 COPULA_WORDS = ("is", "are", "was", "were", "be", "am", "becomes", "remains", "'s", "'re")
@@ -750,6 +799,8 @@ def _answer(segment: str, vocab: Vocabulary, query: tuple[str, ...] | None) -> t
     if pick in chained:
         return None, True
     chosen = mentions[pick]
+    if NEGATED_AFTER.match(segment, chosen.end):  # "aunt NOT"
+        return None, True
     for j in range(pick + 1, len(mentions)):
         between = segment[mentions[j - 1].end: mentions[j].start]
         if j == pick + 1 and OF_PHRASE.match(between):
