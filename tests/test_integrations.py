@@ -129,7 +129,8 @@ def test_verifiers_environment_and_rubric():
         asyncio.run(task.score(trace))
         return trace
 
-    faithful = score(f"<think>{steps}</think><answer>{task.data.answer}</answer>")
+    concluded = f"{steps} So {tail} is {head}'s {task.data.answer}."
+    faithful = score(f"<think>{concluded}</think><answer>{task.data.answer}</answer>")
     assert {k: (r.score, r.weight) for k, r in faithful.rewards.items()} == {
         "correct": (1.0, 0.5), "format": (1.0, 0.1), "process": (1.0, 0.5)}
     assert faithful.reward == pytest.approx(1.1) and faithful.metrics["claim_precision"] == 1.0
