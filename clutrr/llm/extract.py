@@ -264,9 +264,8 @@ CORRECTION = re.compile(
     r"on\s+(?:second|further)\s+thought|let\s+me\s+(?:re-?check|reconsider|correct|double[\s-]?check))\b|^\W*no\b", re.I)
 HEADING = re.compile(r"^\W*(?:the\s+)?(?:final\s+)?answer\W*$", re.I)
 OFF = "off"  # a statement about another pair of people than the one asked about
-# a name: a capitalised word ("Edith", "Zoë", "O'Neil"); in a reply written in lower case, any word
+# a name: a capitalised word ("Edith", "Zoë", "O'Neil"); in a reply written in lower case, a name the caller knows
 NAME = r"[^\W\d_a-z](?:[\w-]|'(?!(?i:s)\b)(?=\w))*+"
-ANY_NAME = r"[^\W\d_](?:[\w-]|'(?!s\b)(?=\w))*+"
 NOT_NAMES = {"He", "She", "They", "It", "This", "That", "So", "Then", "Therefore", "Thus", "Hence", "And", "But",
              "The", "A", "An", "His", "Her", "Their", "Its", "Also", "Since", "Because", "Which", "Who", "Answer",
              "Final", "Step", "First", "Second", "Next", "Finally", "Now", "Here", "There", "We", "I", "You"}
@@ -302,11 +301,20 @@ class ClaimReader:
     lower case, the ``names`` a caller knows (the query's) are read too."""
 
     def __init__(self, copula: str) -> None:
+        self.copula = copula
         self.cased = _ClaimPatterns(copula, NAME, 0)
-        self.caseless = _ClaimPatterns(copula, ANY_NAME, re.I)
+        self._caseless: dict[tuple[str, ...], _ClaimPatterns] = {}
 
     def _patterns(self, pre: str, names: Sequence[str]) -> _ClaimPatterns:
-        return self.caseless if names and pre.islower() else self.cased
+        if not names or not pre.islower():
+            return self.cased
+        key = tuple(names)
+        if key not in self._caseless:  # in lower case only the known names are names: match just those
+            if len(self._caseless) >= 256:
+                self._caseless.clear()
+            spelled = "|".join(re.escape(n) for n in sorted({n.casefold() for n in names}, key=len, reverse=True))
+            self._caseless[key] = _ClaimPatterns(self.copula, rf"(?<![\w'-])(?:{spelled})(?![\w-])", re.I)
+        return self._caseless[key]
 
     def pair(self, pre: str, post: str, names: Sequence[str] = ()) -> tuple[str, str] | None:
         """(person, owner) of the relation word between ``pre`` and ``post``, or None."""
@@ -692,6 +700,7 @@ def before(text: str, end: int, width: int = WINDOW) -> str:
 
 NEGATION_WINDOW = 64  # "instead of" and two words
 NEGATION_WORDS = ("no", "n't", "never", "neither", "rather", "instead")  # one of them stands in every negation
+NEGATION_TRIGGER = re.compile("|".join(re.escape(w) for w in NEGATION_WORDS), re.I)
 
 
 def negated(text: str, end: int, start: int = 0) -> bool:
@@ -709,7 +718,13 @@ def _mentions(text: str, vocab: Vocabulary) -> tuple[tuple[Mention, ...], tuple[
     """The mentions of ``text``, those not negated, and for each mention whether it or a
     later one is not negated."""
     mentions = vocab.mentions(text)
-    live = [m for m in mentions if not negated(text, m.start)]
+    if len(mentions) > 8:  # where a negation may stand, found once: most mentions have none in reach
+        near = [m.end() for m in NEGATION_TRIGGER.finditer(text)]
+        live = [m for m in mentions
+                if bisect_left(near, m.start - NEGATION_WINDOW) == bisect_left(near, m.start + 1)
+                or not negated(text, m.start)]
+    else:
+        live = [m for m in mentions if not negated(text, m.start)]
     later, flags, at = False, [], len(live) - 1
     for m in reversed(mentions):
         if at >= 0 and live[at] is m:
@@ -757,10 +772,13 @@ def _answer(segment: str, vocab: Vocabulary, query: tuple[str, ...] | None) -> t
     if HEDGE.search(segment):
         return None, True
     concluded = False
-    for marker in reversed(list(CONCLUSION.finditer(segment))):
-        if _live_after(segment, marker.end(), vocab):
-            segment, concluded = segment[marker.end():], True
-            break
+    mentions = _mentions(segment, vocab)[0]
+    if mentions:  # the last conclusion marker with a relation after it
+        markers = list(CONCLUSION.finditer(segment, 0, mentions[-1].start))
+        for marker in reversed(markers):
+            if _live_after(segment, marker.end(), vocab):
+                segment, concluded = segment[marker.end():], True
+                break
     live = _live(segment, vocab)
     if live:
         reason = next((r for r in REASON.finditer(segment, live[0].end) if r.start() > 0), None)
