@@ -163,11 +163,11 @@ class Vocabulary:
 
     def mentions(self, text: str) -> list[Mention]:
         """Every relation word in ``text``, modified ones (``great-uncle``) as words of their own."""
-        words, spelled = self._words, self._spelled
+        words, spelled, new = self._words, self._spelled, tuple.__new__  # no Python-level __new__ per mention
         out = []
         for m in self.pattern.finditer(text):
             key = m.group(2, 3, 1)  # word, law, mod
-            out.append(Mention(*m.span(), words.get(key) or spelled(*key)))
+            out.append(new(Mention, (*m.span(), words.get(key) or spelled(*key))))
         return out
 
     def _spelled(self, word: str, law: str | None, mod: str | None) -> str:
@@ -633,21 +633,49 @@ def _decide_text(text: str, vocab: Vocabulary, query: tuple[str, ...] | None) ->
             if beside and vocab.canon[_squash(beside.group("word"))] != word:
                 return None
             return _kept(word, _sentences(text[opening[2]:]), vocab, query)
+    return _decide_statements(sentences, vocab, query)
+
+
+def _decide_statements(sentences: list[str], vocab: Vocabulary, query: tuple[str, ...] | None) -> str | None:
+    """The answer of a reply without an explicit marker or opening word: its last stated
+    relation (rule 3 of the module docstring). Sentences are read from the end and only as
+    far as the decision needs, except tentative ones, which are all compared."""
+    live = [i for i, s in enumerate(sentences) if _live(s, vocab)]
+    readings: dict[int, tuple[str | None, bool]] = {}
+
+    def read(i: int) -> tuple[str | None, bool]:
+        if i not in readings:
+            readings[i] = _answer(sentences[i], vocab, query)
+        return readings[i]
+
     explained = next((i for i, s in enumerate(sentences) if REASON_START.match(s)), len(sentences))
-    readings = [(i, s, *_answer(s, vocab, query)) for i, s in enumerate(sentences) if _live(s, vocab)]
-    first = [r for r in readings if r[0] < explained]  # before "Here's why:" or "Explanation:"
-    if len(first) < len(readings) and any(a not in (None, OFF) and stated for _, _, a, stated in first):
-        readings = first
-    if len({a for _, s, a, _ in readings if TENTATIVE.search(s)} - {None, OFF}) > 1:
-        return None
-    candidates = [r for r in readings if r[2] != OFF]
-    if any(r[3] for r in candidates):  # a relation only mentioned ("her niece Chloe") is no answer
-        candidates = [r for r in candidates if r[3]]
-    elif len({r[2] for r in candidates} - {None}) > 1:  # a list of relations, none stated ("- aunt\n- mother")
-        return None
-    if not candidates:
-        return None
-    _, decisive, answer, _ = next((r for r in reversed(candidates) if not REASON_START.match(r[1])), candidates[-1])
+    if live and live[-1] >= explained:  # a statement before "Here's why:" or "Explanation:" decides
+        first = [i for i in live if i < explained]
+        if any(read(i)[0] not in (None, OFF) and read(i)[1] for i in reversed(first)):
+            live = first
+    offered: set[str] = set()
+    for i in live:
+        if TENTATIVE.search(sentences[i]) and read(i)[0] not in (None, OFF):
+            offered.add(read(i)[0])
+            if len(offered) > 1:  # several relations offered as possibilities
+                return None
+    pick = last = None
+    for i in reversed(live):  # a relation only mentioned ("her niece Chloe") is no answer when one is stated
+        answer, stated = read(i)
+        if answer == OFF or not stated:
+            continue
+        last = i if last is None else last
+        if not REASON_START.match(sentences[i]):
+            pick = i
+            break
+    if last is None:
+        mentioned = [i for i in live if read(i)[0] != OFF]
+        if not mentioned or len({read(i)[0] for i in mentioned} - {None}) > 1:  # a list, none stated
+            return None
+        last = mentioned[-1]
+        pick = next((i for i in reversed(mentioned) if not REASON_START.match(sentences[i])), None)
+    decisive = sentences[last if pick is None else pick]
+    answer = read(last if pick is None else pick)[0]
     return None if ALTERNATIVE_START.match(decisive) or decisive.rstrip().endswith("?") else answer
 
 
