@@ -9,7 +9,7 @@ import time
 import pytest
 from adversarial_replies import SHAPES
 
-from clutrr.llm.extract import answer_tags, extract_answer
+from clutrr.llm.extract import answer_tags
 from clutrr.llm.process import process_reward
 from clutrr.rl import score_answer
 
@@ -26,7 +26,6 @@ ENTRY = {
 
 def read_everything(reply: str) -> None:
     """Every reader a reward or a report runs on a reply."""
-    extract_answer(reply)
     score_answer(reply, ENTRY)
     score_answer(reply, ENTRY, think_open=True)
     answer_tags(reply)
