@@ -8,7 +8,8 @@ exactly. Each request's story id is appended to the log L (prefixed "503 " when 
 with ``--fail-first``); the chosen port is written to F. With ``--sampling``, a request at
 a temperature above 0 gets :func:`sampled` reply number n for the story's n-th request
 (a reasoning model's replies: the policy's, a tagged one with a reasoning field, a free-text
-one, and one cut by the length limit inside its think block).
+one, and one cut by the length limit inside its think block); with ``--think-open`` too,
+:func:`think_open` reply number n (a model whose chat template opens ``<think>`` in the prompt).
 """
 from __future__ import annotations
 
@@ -52,6 +53,24 @@ def sampled(n: int, story_id: str, target: str, head: str, tail: str) -> tuple[s
     return f"<think>First, {head} is", None, "length"
 
 
+def think_open(n: int, story_id: str, target: str, head: str, tail: str) -> tuple[str, str | None, str]:
+    """(content, reasoning, finish_reason) of the story's n-th sampled reply (n mod 4) from a
+    model whose reply starts inside its think block: only reply 0 closes it, with the
+    policy's kind of answer (right or another word); the others state the right relation
+    inside the block, cut at the length limit (1, 3) or never closed (2)."""
+    n %= 4
+    said = f"{tail} is {head}'s {target}."
+    if n == 0:
+        kind = policy(story_id, target, head, tail)[0]
+        answer = target if kind == "right" else WORDS[(WORDS.index(target) + 1) % len(WORDS)]
+        return f"{said}</think>\n<answer>{answer}</answer>", None, "stop"
+    if n == 1:
+        return f"So {said} But wait, let me check whether", None, "length"
+    if n == 2:
+        return f"So {said}", None, "stop"
+    return f"Hmm.</think>\nSo {said}", None, "length"
+
+
 def questions(data: str) -> dict[str, tuple]:
     """question text -> (id, target, head, tail) for every story of the folder."""
     out = {}
@@ -62,7 +81,8 @@ def questions(data: str) -> dict[str, tuple]:
     return out
 
 
-def make_handler(lookup: dict, model: str, log: Path, delay: float, fail_first: bool, sampling: bool = False):
+def make_handler(lookup: dict, model: str, log: Path, delay: float, fail_first: bool, sampling: bool = False,
+                 opened: bool = False):
     failed: set[str] = set()
     counts: dict[str, int] = {}
     lock = threading.Lock()
@@ -108,7 +128,7 @@ def make_handler(lookup: dict, model: str, log: Path, delay: float, fail_first: 
             if sampling and body.get("temperature", 0) > 0:
                 with lock:
                     n = counts[story_id] = counts.get(story_id, -1) + 1
-                reply, reasoning, finish = sampled(n, story_id, target, head, tail)
+                reply, reasoning, finish = (think_open if opened else sampled)(n, story_id, target, head, tail)
             message = {"role": "assistant", "content": reply}
             if reasoning:
                 message["reasoning_content"] = reasoning
@@ -130,9 +150,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--delay", type=float, default=0.0)
     p.add_argument("--fail-first", action="store_true", help="answer each story's first request with 503")
     p.add_argument("--sampling", action="store_true", help="vary the replies of sampled requests (see sampled)")
+    p.add_argument("--think-open", action="store_true", help="with --sampling: replies of think_open")
     args = p.parse_args(argv)
     server = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(questions(args.data), args.model, Path(args.log),
-                                                                args.delay, args.fail_first, args.sampling))
+                                                                args.delay, args.fail_first, args.sampling,
+                                                                args.think_open))
     Path(args.port_file).write_text(str(server.server_address[1]))
     server.serve_forever()
     return 0

@@ -71,6 +71,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     scope.add_argument("--limit", type=int, help="only the first N stories of each split")
     scope.add_argument("--kb", default="kinship", help="KB giving the relation words (kinship)")
     scope.add_argument("--strict", action="store_true", help="a story without a prediction is an error")
+    scope.add_argument("--think-open", action="store_true",
+                       help="replies start inside a reasoning block (the chat template opens <think> in the prompt): "
+                            "a reply without the closing tag has no answer")
     scope.add_argument("--reference", action="append", default=[], metavar="NAME",
                        help=f"published curve to add to the k table and plot: {', '.join(published())} (repeatable)")
     scope.add_argument("--out", help="folder for report.md, report.json, items.jsonl and accuracy_vs_k.png")
@@ -156,7 +159,7 @@ def run(args: argparse.Namespace) -> int:
         if name in names:
             raise UsageError(f"two models are named {name!r}; name them with NAME=...")
         names.add(name)
-        reports.append(evaluate(data, predictions, name=name, strict=args.strict))
+        reports.append(evaluate(data, predictions, name=name, strict=args.strict, think_open=args.think_open))
 
     for value in args.predictions:
         name, path = _named(value, Path(value).stem or Path(value).name)
