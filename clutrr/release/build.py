@@ -14,8 +14,6 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-import pyarrow.parquet as pq
-
 from clutrr.errors import UsageError
 from clutrr.io.csv_format import csv_line
 from clutrr.io.formats import open_shard
@@ -55,6 +53,14 @@ class SplitFile:
     stem: str
     split: str  # train, validation or test
     rows: int
+
+
+def require_pyarrow() -> None:
+    """UsageError naming the extra when pyarrow is missing: a release writes and reads Parquet."""
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        raise UsageError("clutrr release writes Parquet and needs pyarrow: pip install 'clutrr[parquet]'") from None
 
 
 def config_seed(seed: int, name: str) -> int:
@@ -152,6 +158,8 @@ def cut_validation(source: Path, stem: str, target: Path, name: str, valid: int,
         reader = csv.reader(fh)
         header = next(reader)
         rows = list(reader)
+    import pyarrow.parquet as pq
+
     ids = [r[1] for r in rows]
     chosen = set(sorted(range(len(rows)), key=lambda i: _story_key(seed, ids[i]))[:valid])
     records = pq.read_table(source / f"{stem}.parquet").to_pylist()

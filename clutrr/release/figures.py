@@ -13,8 +13,6 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-import pyarrow.parquet as pq
-
 from clutrr.core.kb import KB
 from clutrr.diagnostics.audit import audit_dataset
 from clutrr.diagnostics.verify import summarize, verify_file
@@ -43,6 +41,8 @@ def verification(kb: KB, folder: Path, files: list[SplitFile]) -> dict:
 
 def leakage(folder: Path, files: list[SplitFile]) -> dict:
     """Stories shared by two splits, held-out patterns in training rows, test templates in training stories."""
+    import pyarrow.parquet as pq
+
     stories: dict[str, set[bytes]] = {}
     templates: dict[str, set[str]] = {}
     heldout_in_training = 0
@@ -83,6 +83,8 @@ def audit(kb: KB, folder: Path, files: list[SplitFile]) -> dict | None:
 def sizes(folder: Path, files: list[SplitFile]) -> dict:
     """Rows per split, files and bytes per format, and each split's size in memory (Arrow bytes, the
     ``num_bytes`` of HuggingFace ``datasets``)."""
+    import pyarrow.parquet as pq
+
     return {
         "rows": {s: sum(f.rows for f in g) for s, g in _by_split(files).items()},
         "files": len(files),

@@ -16,7 +16,7 @@ from clutrr.core.kb import load_kb
 from clutrr.errors import UsageError
 from clutrr.io.ownership import RELEASE
 from clutrr.io.staging import replace_dir, staging_dir
-from clutrr.release.build import BuildOptions, build_config
+from clutrr.release.build import BuildOptions, build_config, require_pyarrow
 from clutrr.release.card import render_card, write_card
 from clutrr.release.configs import CONFIGS, ReleaseConfig, select
 from clutrr.release.figures import config_figures
@@ -62,6 +62,7 @@ def write_release(out: str | Path, configs: tuple[ReleaseConfig, ...], options: 
     """Build a release into ``out``. With ``force`` a release clutrr wrote there, with nothing added
     since, is replaced; any other non-empty folder is refused (UsageError), whatever the flag."""
     options.validate()
+    require_pyarrow()
     work = staging_dir(out, force, RELEASE)
     try:
         doc = build_release(work, configs, options)
@@ -89,6 +90,7 @@ def check_release(root: str | Path, options: BuildOptions) -> CheckResult:
     """
     root = Path(root)
     doc = read_manifest(root)
+    require_pyarrow()
     options = replace(options, seed=int(doc["seed"]), scale=float(doc["scale"]))
     try:
         configs = select(",".join(doc["configs"]))
