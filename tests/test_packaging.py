@@ -85,6 +85,14 @@ def test_a_plain_install_runs_every_command_and_names_the_extras(wheel, tmp_path
         assert done.returncode == 2, (argv, done.stdout, done.stderr)
         assert len(done.stderr.strip().splitlines()) == 1 and extra in done.stderr, (argv, done.stderr)
     assert not (tmp_path / "rel").exists() and not (tmp_path / "pq").exists()
+    built = subprocess.run([sys.executable, "-m", "clutrr.cli", "release", "--out", str(tmp_path / "built"),
+                            "--configs", "ctx_depth_k4_w4000", "--scale", "0.003", "--quiet"],
+                           capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert built.returncode == 0, built.stderr
+    quick = clutrr("release", "--check", "built", "--quick")  # hashes only: no extra needed
+    assert quick.returncode == 0 and "files match release.json" in quick.stderr, quick.stderr
+    compared = clutrr("release", "--compare", "built")
+    assert compared.returncode == 0 and "| `ctx_depth_k4_w4000` |" in compared.stdout, compared.stderr
 
 
 def test_names_list_is_large_and_gendered():

@@ -346,3 +346,11 @@ def test_the_card_describes_every_column_holdout_and_citation(small):
         assert doc["commit"] == head.stdout.strip() and isinstance(doc["tree_clean"], bool)
         assert f"commit {doc['commit']}; data fingerprint {doc['data_fingerprint']}" in card
     assert doc["version"] == clutrr_version and f"version      = {{{clutrr_version}}}" in card
+
+
+def test_the_docs_show_the_v1_table_the_card_prints():
+    from clutrr.release.columns import v1_table
+
+    docs = (REPO / "docs" / "release.md").read_text(encoding="utf-8")
+    assert "\n".join(v1_table()) in docs
+    assert "60%, 35% and 25% of the templates" in docs and "20%" not in docs
