@@ -13,9 +13,9 @@ from clutrr import __version__
 from clutrr.io.schema import Type
 from clutrr.io.v1_view import view_fields
 from clutrr.release.build import BuildOptions, SplitFile, config_seed, generate_command
-from clutrr.release.configs import ReleaseConfig
 from clutrr.release.columns import field_table, v1_table
 from clutrr.release.compare import comparability_section
+from clutrr.release.configs import ReleaseConfig
 from clutrr.release.reference import reference_tables
 from clutrr.render.templates import TEST_SHARE
 from clutrr.story.generator import GeneratorConfig
@@ -238,7 +238,8 @@ LIMITATIONS = """## Limitations
 - **One world model.** Families follow the KB's world model (`kb_rules/kinship.yaml`): two parents of
   different genders, at most one spouse for life, no divorce, step-, half- or adoptive relations. Labels are
   right in that model, not in every family.
-- **Two genders and English names.** People are male or female, named from English first-name lists.
+- **Two genders, one name list.** People are male or female, named from the package's first-name lists
+  (`clutrr/core/data`).
 - **Generated text.** Stories come from a template bank written for this project; they are more regular than
   crowd-written text, and a model may learn the templates. Test stories use templates training stories never
   use, which limits but does not remove this.

@@ -20,9 +20,9 @@ from clutrr.release.build import BuildOptions, build_config, require_pyarrow
 from clutrr.release.card import render_card, write_card
 from clutrr.release.configs import CONFIGS, ReleaseConfig, select
 from clutrr.release.figures import BLOOD_KB, config_figures
-from clutrr.release.provenance import source_state
 from clutrr.release.manifest import CARD, MANIFEST, data_fingerprints, differences, file_shas, listed_differences, \
     parquet_writer, read_manifest, write_manifest
+from clutrr.release.provenance import source_state
 
 SCRATCH = ".runs"
 
