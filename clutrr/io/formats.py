@@ -95,14 +95,18 @@ class ParquetShard:
             if len(self._buffer) >= ROW_GROUP or self._text >= ROW_GROUP_TEXT:
                 self._flush()
 
+    def schema_for(self, context: bool):
+        """The Parquet schema of the file's records (a padded story's with ``context``)."""
+        from clutrr.io.schema import arrow_schema
+
+        return arrow_schema(context=context)
+
     def _flush(self) -> None:
         import pyarrow as pa
         import pyarrow.parquet as pq
 
-        from clutrr.io.schema import arrow_schema
-
         if self._writer is None:
-            self.schema = arrow_schema(context=bool(self._buffer) and "context" in self._buffer[0])
+            self.schema = self.schema_for(bool(self._buffer) and "context" in self._buffer[0])
             self._fh = self._store.writer(self._name)
             self._writer = pq.ParquetWriter(self._fh, self.schema, compression="zstd")
         if self._buffer:

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
-# A type is "str", "int", "bool", ["list", TYPE] or {"field": TYPE, ...} (a struct).
+# A type is "str", "int", "int32", "bool", ["list", TYPE] or {"field": TYPE, ...} (a struct); "int"
+# is a 64-bit integer, "int32" a 32-bit one (the label index of the v1-compatible view).
 Type = Any
 
 NAMED_FACT: Type = ["list", "str"]  # (head name, relation word, tail name)
@@ -65,7 +66,7 @@ def record_fields(context: bool = False) -> dict[str, Type]:
 
 def _json(t: Type) -> dict:
     if isinstance(t, str):
-        return {"type": {"str": "string", "int": "integer", "bool": "boolean"}[t]}
+        return {"type": {"str": "string", "int": "integer", "int32": "integer", "bool": "boolean"}[t]}
     if isinstance(t, list):
         return {"type": "array", "items": _json(t[1])}
     return {"type": "object", "properties": {k: _json(v) for k, v in t.items()},
@@ -82,7 +83,7 @@ def _arrow(t: Type):
     import pyarrow as pa
 
     if isinstance(t, str):
-        return {"str": pa.string(), "int": pa.int64(), "bool": pa.bool_()}[t]
+        return {"str": pa.string(), "int": pa.int64(), "int32": pa.int32(), "bool": pa.bool_()}[t]
     if isinstance(t, list):
         return pa.list_(_arrow(t[1]))
     return pa.struct([(k, _arrow(v)) for k, v in t.items()])
@@ -90,16 +91,21 @@ def _arrow(t: Type):
 
 def arrow_schema(context: bool = False):
     """The record as a ``pyarrow.Schema`` (Parquet columns; a padded story's with ``context``)."""
+    return arrow_schema_of(record_fields(context))
+
+
+def arrow_schema_of(fields: dict[str, Type]):
+    """Declared fields (name -> type) as a ``pyarrow.Schema``."""
     import pyarrow as pa
 
-    return pa.schema([(name, _arrow(t)) for name, t in record_fields(context).items()])
+    return pa.schema([(name, _arrow(t)) for name, t in fields.items()])
 
 
 def _feature(t: Type):
     from datasets import List, Value
 
     if isinstance(t, str):
-        return Value({"str": "string", "int": "int64", "bool": "bool"}[t])
+        return Value({"str": "string", "int": "int64", "int32": "int32", "bool": "bool"}[t])
     if isinstance(t, list):
         return List(_feature(t[1]))
     return {k: _feature(v) for k, v in t.items()}
@@ -108,6 +114,11 @@ def _feature(t: Type):
 def features(context: bool = False):
     """The record as HuggingFace ``datasets.Features`` (needs the ``datasets`` package; a padded
     story's with ``context``)."""
+    return features_of(record_fields(context))
+
+
+def features_of(fields: dict[str, Type]):
+    """Declared fields (name -> type) as HuggingFace ``datasets.Features``."""
     from datasets import Features
 
-    return Features({name: _feature(t) for name, t in record_fields(context).items()})
+    return Features({name: _feature(t) for name, t in fields.items()})
