@@ -1,0 +1,222 @@
+"""Question forms (--question, docs/questions.md): every answer of a generated row is proved
+again here from the row's stated facts alone (the closure of its edges under the KB, computed
+by this test, not by clutrr.questions), and it is the family's truth among the story's people."""
+from __future__ import annotations
+
+import csv
+import json
+import subprocess
+import sys
+from collections import Counter
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from clutrr.core.entailment import story_closure
+from clutrr.core.family import FamilyConfig
+from clutrr.core.kb import GENDERS, load_kb
+from clutrr.core.noise import NOISE_KINDS
+from clutrr.story.generator import GeneratorConfig, make_example
+from helpers import REPO, generated_folder, run_generate
+
+KB = load_kb("kinship")
+FORMS = ("relation", "person", "people", "count", "yesno")
+
+
+@pytest.fixture(scope="module")
+def mixed(tmp_path_factory):
+    return generated_folder(tmp_path_factory, "mixed", "--question", "mixed", "--k", "2,3", "--test-k", "2,6",
+                            "--train-rows", "100", "--test-rows", "50", "--noise", "all",
+                            "--format", "csv,jsonl,parquet")
+
+
+def _records(folder):
+    return [json.loads(line) for f in sorted(folder.glob("*.jsonl")) for line in f.read_text().splitlines()]
+
+
+def _closure(rec):
+    return story_closure(KB, [(e["head"], KB.index[e["predicate"]], e["tail"]) for e in rec["edges"]])
+
+
+def _holders(closure, rec, x, word):
+    """The story people the facts make x's ``word``."""
+    pred, g = KB.parse_word(word)
+    return [b for b, p in enumerate(rec["people"])
+            if b != x and p["gender"] == GENDERS[g] and closure.get((x, b), 0) >> pred & 1]
+
+
+def check_answer(rec):
+    """Assert that the row's answer is what its facts prove."""
+    closure, names = _closure(rec), [p["name"] for p in rec["people"]]
+    form, query, word, answer = rec["form"], rec["query"], rec["target"], rec["answer"]
+    x = query[0]
+    if form == "relation":
+        a, b = query
+        assert closure[a, b] == 1 << KB.parse_word(word)[0] and answer == word
+        return
+    assert len(query) == (2 if form == "yesno" else 1)
+    held = _holders(closure, rec, x, word)
+    if form == "person":
+        assert [names[b] for b in held] == [answer]
+    elif form == "people":
+        assert held and sorted(names[b] for b in held) == sorted(answer)
+    elif form == "count":
+        assert answer == len(held)
+        if answer == 0:  # someone else holds every place: each other person of the word's gender is placed
+            g = GENDERS[KB.parse_word(word)[1]]
+            others = [b for b, p in enumerate(rec["people"]) if b != x and p["gender"] == g]
+            assert others and all(closure.get((x, b), 0) for b in others)
+    else:
+        y = query[1]
+        assert rec["people"][y]["gender"] == GENDERS[KB.parse_word(word)[1]]
+        held_xy = closure.get((x, y), 0)
+        pred = KB.parse_word(word)[0]
+        assert answer == ("yes" if held_xy >> pred & 1 else "no") and held_xy  # "no": another relation entailed
+    assert names[x] in rec["question"]
+
+
+def test_every_answer_of_every_form_is_proved_from_the_facts(mixed):
+    records = _records(mixed)
+    assert len(records) == 200 + 100
+    for rec in records:
+        check_answer(rec)
+    forms = Counter(r["form"] for r in records)
+    assert forms == dict.fromkeys(FORMS, 60)  # equal shares (each block of five rows asks each form once)
+    assert Counter(r["answer"] for r in records if r["form"] == "yesno") == {"yes": 30, "no": 30}
+    assert {type(r["answer"]) for r in records if r["form"] == "count"} == {int}
+    assert any(len(r["answer"]) > 1 for r in records if r["form"] == "people")
+
+
+@pytest.mark.parametrize("form", FORMS[1:])
+def test_entailed_sets_are_the_true_sets_among_the_story_people(form):
+    config = GeneratorConfig(question=form)
+    for noise in NOISE_KINDS:
+        for i in range(12):
+            ex = make_example(config, 3, noise, 5, i, "test")
+            check_answer(ex.record)
+            q = ex.question
+            pred, g = KB.parse_word(q.target)
+            x = q.query[0]
+            truly = [b for b, p in enumerate(ex.people)
+                     if b != x and ex.genders[b] == g and ex.family.holds(ex.people[x], pred, p)]
+            if form == "yesno":
+                assert (q.query[1] in truly) == (q.answer == "yes")
+            else:
+                assert truly == _holders(_closure(ex.record), ex.record, x, q.target)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**31), index=st.integers(0, 10**5), k=st.integers(1, 6),
+       noise=st.sampled_from(NOISE_KINDS), generations=st.integers(3, 4), max_children=st.integers(2, 4),
+       p_marry=st.floats(0.5, 1.0))
+def test_person_answers_are_unique_in_random_families(seed, index, k, noise, generations, max_children, p_marry):
+    if noise in ("supporting", "all") and k < 3:
+        k = 3
+    family = FamilyConfig(generations=generations, max_children=max_children, p_marry=p_marry)
+    ex = make_example(GeneratorConfig(family=family, question="person"), k, noise, seed, index, "test")
+    rec = ex.record
+    pred, g = KB.parse_word(rec["target"])
+    x = rec["query"][0]
+    held = _holders(_closure(rec), rec, x, rec["target"])
+    truly = [b for b, p in enumerate(ex.people) if b != x and ex.genders[b] == g and ex.family.holds(ex.people[x], pred, p)]
+    assert len(held) == 1 and truly == held and rec["people"][held[0]]["name"] == rec["answer"]
+
+
+def test_the_relation_rows_of_a_mixed_file_are_the_default_stories():
+    mixed, plain = GeneratorConfig(question="mixed"), GeneratorConfig()
+    rows = [make_example(mixed, 4, "none", 1, i, "test") for i in range(10)]
+    relation = [ex for ex in rows if ex.question.form == "relation"]
+    assert len(relation) == 2
+    for ex in relation:
+        default = make_example(plain, 4, "none", 1, ex.index, "test").record
+        assert {k: v for k, v in ex.record.items() if k not in ("form", "question", "answer")} == default
+
+
+def test_parquet_answers_are_typed(mixed, tmp_path):
+    pq = pytest.importorskip("pyarrow.parquet")
+    table = pq.read_table(mixed / "5.6_test.parquet")
+    answer = table.schema.field("answer").type
+    assert str(answer) == ("struct<relation: string, person: string, people: list<element: string>, "
+                           "count: int64, yesno: string>")
+    jsonl = _records_of(mixed / "5.6_test.jsonl")
+    for row, rec in zip(table.to_pylist(), jsonl):
+        assert {f: v for f, v in row["answer"].items() if v is not None} == {rec["form"]: rec["answer"]}
+    res = run_generate("--question", "count", "--k", "none", "--test-k", "3", "--test-rows", "20",
+                       "--format", "parquet", "--out", str(tmp_path / "c"))
+    assert res.returncode == 0, res.stderr
+    table = pq.read_table(tmp_path / "c" / "1.3_test.parquet")
+    assert str(table.schema.field("answer").type) == "int64"
+    assert str(table.schema.field("form").type) == "string"
+
+
+def _records_of(path):
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_csv_adds_the_question_columns_and_keeps_the_chain_query(mixed):
+    with open(mixed / "5.6_test.csv", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    jsonl = _records_of(mixed / "5.6_test.jsonl")
+    assert list(rows[0])[-5:] == ["form", "question", "answer", "form_query", "form_target"]
+    for row, rec in zip(rows, jsonl):
+        assert (row["form"], row["question"], json.loads(row["answer"]), json.loads(row["form_query"]),
+                row["form_target"]) == (rec["form"], rec["question"], rec["answer"], rec["query"], rec["target"])
+        assert row["f_comb"] == rec["pattern"]  # the original columns describe the story's chain
+
+
+def _verify(*args):
+    return subprocess.run([sys.executable, "-m", "clutrr.cli", "verify", *args], capture_output=True, text=True,
+                          cwd=REPO)
+
+
+def test_verify_proves_every_form_and_catches_a_wrong_answer(mixed, tmp_path):
+    res = _verify(str(mixed))
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert "uniquely entailed: 300/300" in res.stdout
+    with open(mixed / "5.6_test.csv", newline="") as fh:
+        rows = list(csv.reader(fh))
+    header = rows[0]
+    col = {c: header.index(c) for c in ("form", "answer")}
+    wrong = {}
+    for i, row in enumerate(rows[1:], 1):
+        form, answer = row[col["form"]], json.loads(row[col["answer"]])
+        if form in wrong:
+            continue
+        if form == "count":
+            row[col["answer"]] = json.dumps(answer + 1)
+        elif form == "yesno":
+            row[col["answer"]] = json.dumps("no" if answer == "yes" else "yes")
+        elif form == "people":
+            row[col["answer"]] = json.dumps(answer[:-1] or ["Nobody"])
+        else:
+            continue
+        wrong[form] = i
+    out = tmp_path / "tampered.csv"
+    with open(out, "w", newline="") as fh:
+        csv.writer(fh, lineterminator="\n").writerows(rows)
+    res = _verify(str(out), "--show", "5")
+    assert res.returncode == 1
+    assert "uniquely entailed: 47/50" in res.stdout
+    assert res.stdout.count("wrong: row") == 3
+
+
+def test_forms_refuse_memory_queries_and_padding_in_one_line(tmp_path):
+    for extra in (["--query", "memory"], ["--context-words", "500"]):
+        res = run_generate("--question", "person", *extra, "--out", str(tmp_path / "x"))
+        assert res.returncode == 2
+        assert res.stderr.strip().count("\n") == 0 and "--question person goes with" in res.stderr
+    res = run_generate("--question", "whom", "--out", str(tmp_path / "x"))
+    assert res.returncode == 2 and "invalid choice: 'whom'" in res.stderr
+
+
+def test_one_seed_fixes_every_byte_of_a_mixed_run(tmp_path):
+    args = ["--question", "mixed", "--k", "2", "--test-k", "3", "--train-rows", "60", "--test-rows", "30",
+            "--noise", "all", "--format", "csv,jsonl,parquet", "--seed", "4"]
+    for name, workers in (("a", "1"), ("b", "2")):
+        res = run_generate(*args, "--workers", workers, "--out", str(tmp_path / name))
+        assert res.returncode == 0, res.stderr
+    files = sorted(p.name for p in (tmp_path / "a").iterdir())
+    assert files == sorted(p.name for p in (tmp_path / "b").iterdir())
+    for name in files:
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes(), name
