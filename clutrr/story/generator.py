@@ -44,6 +44,7 @@ PROBE_FAMILIES = 40
 FAMILY_CHECK_MAX = 64  # up to this size, checking a whole family once is cheaper than each story
 FAMILIES_KEPT = 16  # per context: the families of the last few blocks
 SHAPES_KEPT = 4096  # per context: chain shapes (each holds a render plan; long chains rarely repeat)
+SET_REDRAWS = 8  # stories drawn for a people question before one whose set has one name is taken
 CYK_MAX_K = 8  # clean chains up to this length are checked by their CYK table instead
 SPLITS = ("train", "test")
 
@@ -389,6 +390,7 @@ def make_example(
         return _story(config, k, noise, seed, index, split, attempt)
     form, nth = form_of(config.question, index, stable_hash("forms", seed, split, k, noise, index // 5))
     yes = yes_of(nth, stable_hash("yesno", seed, split, k, noise, form, nth // 2) & 1)
+    single = None  # a people question's first story whose set has one name, kept while larger ones are sought
     for redraw in range(MAX_ATTEMPTS):
         ex = _story(config, k, noise, seed, index, split, attempt, redraw)
         if form == RELATION:
@@ -398,8 +400,12 @@ def make_example(
         askable = _context(config, seed, split, k, noise).target_ok
         ex.question = pick_question(ex.kb, ex.family, ex.people, ex.genders, ex.names,
                                     [(a, p, b) for a, p, b, _ in ex.edges], form, askable, yes, rng)
-        if ex.question is not None:
+        if ex.question is not None and form == "people" and len(ex.question.answer) == 1 and redraw < SET_REDRAWS:
+            single = single or ex
+        elif ex.question is not None:
             return ex
+        elif single is not None and redraw >= SET_REDRAWS:
+            return single
     raise GenerationError(f"no story for k={k}, noise={noise} has a {form} question after {MAX_ATTEMPTS} stories")
 
 
