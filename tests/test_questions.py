@@ -123,6 +123,24 @@ def test_person_answers_are_unique_in_random_families(seed, index, k, noise, gen
     assert len(held) == 1 and truly == held and rec["people"][held[0]]["name"] == rec["answer"]
 
 
+def test_yes_and_no_alternate_in_pairs_of_rows():
+    config = GeneratorConfig(question="yesno")
+    answers = [make_example(config, 2, "none", 8, i, "test").question.answer for i in range(20)]
+    assert all({answers[2 * j], answers[2 * j + 1]} == {"yes", "no"} for j in range(10))
+    assert answers[::2] != ["yes"] * 10 and answers[::2] != ["no"] * 10  # which one comes first is seeded
+
+
+def test_a_default_config_json_does_not_name_the_question(tmp_path):
+    for name, extra in (("plain", ()), ("person", ("--question", "person"))):
+        res = run_generate("--k", "2", "--test-k", "2", "--train-rows", "5", "--test-rows", "5", *extra,
+                           "--out", str(tmp_path / name))
+        assert res.returncode == 0, res.stderr
+    plain = json.loads((tmp_path / "plain" / "config.json").read_text())
+    person = json.loads((tmp_path / "person" / "config.json").read_text())
+    assert "question" not in plain["spec"]["config"] and "question" not in plain["arguments"]
+    assert person["spec"]["config"]["question"] == person["arguments"]["question"] == "person"
+
+
 def test_the_relation_rows_of_a_mixed_file_are_the_default_stories():
     mixed, plain = GeneratorConfig(question="mixed"), GeneratorConfig()
     rows = [make_example(mixed, 4, "none", 1, i, "test") for i in range(10)]

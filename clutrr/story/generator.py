@@ -44,7 +44,7 @@ PROBE_FAMILIES = 40
 FAMILY_CHECK_MAX = 64  # up to this size, checking a whole family once is cheaper than each story
 FAMILIES_KEPT = 16  # per context: the families of the last few blocks
 SHAPES_KEPT = 4096  # per context: chain shapes (each holds a render plan; long chains rarely repeat)
-SET_REDRAWS = 8  # stories drawn for a people question before one whose set has one name is taken
+SET_REDRAWS = 8  # stories drawn for a people question before the first whose set has one name is taken
 CYK_MAX_K = 8  # clean chains up to this length are checked by their CYK table instead
 SPLITS = ("train", "test")
 
@@ -400,11 +400,10 @@ def make_example(
         askable = _context(config, seed, split, k, noise).target_ok
         ex.question = pick_question(ex.kb, ex.family, ex.people, ex.genders, ex.names,
                                     [(a, p, b) for a, p, b, _ in ex.edges], form, askable, yes, rng)
-        if ex.question is not None and form == "people" and len(ex.question.answer) == 1 and redraw < SET_REDRAWS:
-            single = single or ex
-        elif ex.question is not None:
+        if ex.question is not None and (form != "people" or len(ex.question.answer) > 1):
             return ex
-        elif single is not None and redraw >= SET_REDRAWS:
+        single = single or (ex if ex.question is not None else None)
+        if single is not None and redraw + 1 >= SET_REDRAWS:
             return single
     raise GenerationError(f"no story for k={k}, noise={noise} has a {form} question after {MAX_ATTEMPTS} stories")
 
