@@ -238,3 +238,26 @@ def test_one_seed_fixes_every_byte_of_a_mixed_run(tmp_path):
     assert files == sorted(p.name for p in (tmp_path / "b").iterdir())
     for name in files:
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes(), name
+
+
+def test_repeated_stories_are_replaced_with_their_questions_in_every_format(tmp_path):
+    pq = pytest.importorskip("pyarrow.parquet")
+    from clutrr.io.shards import logical_files
+    from clutrr.pipeline.run import write_dataset
+    from clutrr.pipeline.spec import DatasetSpec, RunOptions
+
+    spec = DatasetSpec(train_k=(1,), test_k=(), train_rows=1500, seed=0,
+                       config=GeneratorConfig(templates="synthetic", template_split=False, question="mixed"))
+    formats = ("csv", "jsonl", "parquet")
+    a = write_dataset(spec, tmp_path / "a", formats=formats, run=RunOptions(progress=False))
+    write_dataset(spec, tmp_path / "b", formats=formats, rows_per_shard=400, run=RunOptions(workers=2, progress=False))
+    assert a["checks"]["rows_replaced"] > 0
+    records = _records(tmp_path / "a")
+    assert len({r["story"] for r in records}) == len(records) == 1500
+    for rec in records:
+        check_answer(rec)
+    table = pq.read_table(next((tmp_path / "a").glob("*.parquet")))
+    assert [{f: v for f, v in row["answer"].items() if v is not None} for row in table.to_pylist()] == \
+        [{r["form"]: r["answer"]} for r in records]
+    for stem, parts in logical_files(tmp_path / "b", ".jsonl").items():
+        assert "".join(p.read_text() for p in parts) == (tmp_path / "a" / f"{stem}.jsonl").read_text()
