@@ -261,3 +261,16 @@ def test_repeated_stories_are_replaced_with_their_questions_in_every_format(tmp_
         [{r["form"]: r["answer"]} for r in records]
     for stem, parts in logical_files(tmp_path / "b", ".jsonl").items():
         assert "".join(p.read_text() for p in parts) == (tmp_path / "a" / f"{stem}.jsonl").read_text()
+
+
+def test_show_prints_a_form_folders_questions(mixed):
+    res = subprocess.run([sys.executable, "-m", "clutrr.cli", "show", str(mixed), "--file", "5.6_test", "-n", "50"],
+                         capture_output=True, text=True, cwd=REPO)
+    assert res.returncode == 0, res.stderr
+    lines = [line for line in res.stdout.splitlines() if line.startswith("  ")]
+    records = _records_of(mixed / "5.6_test.jsonl")
+    assert len(lines) == len(records) == 50
+    asked = {f"{r['question']} {', '.join(r['answer']) if isinstance(r['answer'], list) else r['answer']}  "
+             f"({r['form']}; pattern {r['pattern']})" for r in records if r["form"] != "relation"}
+    shown = {line.strip() for line in lines if "; pattern" in line}
+    assert shown == asked and len(shown) == 40

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import random
 from typing import Iterator
 
@@ -14,7 +15,7 @@ from clutrr.errors import UsageError
 from clutrr.graph.items import item_stories
 from clutrr.graph.output import draw_stories
 from clutrr.graph.story import answer_lines
-from clutrr.io.csv_format import StoryRow
+from clutrr.io.csv_format import StoryRow, iter_records
 from clutrr.io.datadir import load_splits
 from clutrr.questions.forms import QUESTION_KINDS, RELATION, Question
 
@@ -59,16 +60,29 @@ def format_row(row: StoryRow, asked: Question | None = None) -> str:
     return f"{row.story}\n  how is {tail} related to {head}? {row.target}  (pattern {row.f_comb})"
 
 
-def _from_folder(args: argparse.Namespace) -> list[StoryRow]:
+def _from_folder(args: argparse.Namespace) -> list[tuple[StoryRow, StoryRow, Question | None]]:
     splits = load_splits(args.data)
     if args.file is not None:
         chosen = [s for s in splits if s.name == args.file]
         if not chosen:
             raise UsageError(f"{args.data}: no file {args.file!r} (files: {', '.join(s.name for s in splits)})")
-        rows = chosen[0].rows
+        split = chosen[0]
     else:
-        rows = splits[0].rows
-    return random.Random(args.seed).sample(rows, min(args.n, len(rows)))
+        split = splits[0]
+    asked = _questions(split.path)
+    rows = random.Random(args.seed).sample(split.rows, min(args.n, len(split.rows)))
+    return [(r, r, asked.get(r.id)) for r in rows]
+
+
+def _questions(path) -> dict[str, Question]:
+    """Row id -> the question of another form a CSV file's row asks (its question columns; none
+    in a file of relation questions)."""
+    out = {}
+    for _, rec in iter_records(path):
+        if rec.get("form") not in (None, RELATION):
+            out[rec["id"]] = Question(rec["form"], tuple(json.loads(rec["form_query"])), rec["form_target"],
+                                      json.loads(rec["answer"]))
+    return out
 
 
 def _generated(args: argparse.Namespace) -> Iterator[tuple[StoryRow, StoryRow, Question | None]]:
@@ -102,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
                                                                file=args.file, wrong=args.wrong, n=args.n,
                                                                seed=args.seed))
     elif args.data is not None:
-        shown = ((r, r, None) for r in _from_folder(args))
+        shown = _from_folder(args)
     else:
         shown = _generated(args)
     if args.draw is not None:  # every picture's target is checked before any is drawn: all stories first
