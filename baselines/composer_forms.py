@@ -9,7 +9,6 @@ is "nephew". The answers are written as replies ``clutrr eval --predictions`` re
 """
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 from pathlib import Path
 
@@ -18,6 +17,7 @@ import torch
 from clutrr.baselines.composer import Composer, group_paths, story_mass
 from clutrr.baselines.data import Story, story_from_row
 from clutrr.eval.data import split_name
+from clutrr.eval.forms import form_records
 from clutrr.io.datadir import read_split, split_paths
 
 
@@ -60,19 +60,13 @@ def form_reply(model: Composer, story: Story, record: dict) -> str:
 
 def form_predictions(model: Composer, folder: str | Path) -> list[dict]:
     """Prediction records (``id``, ``split``, ``prediction``) for every test question of a form folder."""
+    records = {(split, rec["id"]): rec for split, rec in form_records(Path(folder))}
     out = []
     for path in split_paths(folder):
         name = split_name(path.stem)
-        twin = path.with_suffix(".jsonl")
-        if name.endswith("_train") or not twin.is_file():
+        if name.endswith("_train"):
             continue
-        records = {}
-        with open(twin, encoding="utf-8") as fh:
-            for line in fh:
-                if line.strip():
-                    rec = json.loads(line)
-                    records[rec["id"]] = rec
         for row in read_split(path).rows:
-            story = story_from_row(row, model.labels)
-            out.append({"id": row.id, "split": name, "prediction": form_reply(model, story, records[row.id])})
+            reply = form_reply(model, story_from_row(row, model.labels), records[name, row.id])
+            out.append({"id": row.id, "split": name, "prediction": reply})
     return out

@@ -62,7 +62,7 @@ def form_policy(story_id: str, form: str, answer, names: list[str]) -> tuple[str
     names missing its last one), wrong or unparsable, by the story's id."""
     bucket = int(story_id.replace("-", "")[:8], 16) % 10
     if bucket < 4:
-        return "right", f"<think>Is it {names[0]}? Let me check.</think>From the story: <answer>{answer_text(answer)}</answer>"
+        return "right", f"<think>Is it {names[0]}?</think>From the story: <answer>{answer_text(answer)}</answer>"
     if bucket < 6 and form == "people" and len(answer) > 1:
         return "partial", f"<answer>{answer_text(answer[:-1])}</answer>"
     if bucket < 8:

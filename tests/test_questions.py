@@ -119,7 +119,8 @@ def test_person_answers_are_unique_in_random_families(seed, index, k, noise, gen
     pred, g = KB.parse_word(rec["target"])
     x = rec["query"][0]
     held = _holders(_closure(rec), rec, x, rec["target"])
-    truly = [b for b, p in enumerate(ex.people) if b != x and ex.genders[b] == g and ex.family.holds(ex.people[x], pred, p)]
+    truly = [b for b, p in enumerate(ex.people)
+             if b != x and ex.genders[b] == g and ex.family.holds(ex.people[x], pred, p)]
     assert len(held) == 1 and truly == held and rec["people"][held[0]]["name"] == rec["answer"]
 
 

@@ -38,7 +38,9 @@ class FormGold:
     question: str  # the story and the question, as a model is shown them
 
 
-def _test_records(root: Path, splits: list[str] | None) -> Iterable[tuple[str, dict]]:
+def form_records(root: Path, splits: list[str] | None = None) -> Iterable[tuple[str, dict]]:
+    """(split, record) for every row of the JSONL twins of a folder's test files (of the splits
+    matching the shell patterns ``splits``, when given)."""
     import fnmatch
 
     for path in split_paths(root):
@@ -54,7 +56,7 @@ def _test_records(root: Path, splits: list[str] | None) -> Iterable[tuple[str, d
 
 def is_form_folder(directory: str | Path) -> bool:
     """Whether the folder's first test record asks another form than relation (``form`` field)."""
-    for _, rec in _test_records(Path(directory), None):
+    for _, rec in form_records(Path(directory), None):
         return "form" in rec
     return False
 
@@ -65,7 +67,7 @@ def load_form_golds(directory: str | Path, splits: list[str] | None = None, limi
     first ``limit`` of each; UsageError when there are none."""
     golds: list[FormGold] = []
     seen: dict[str, int] = {}
-    for split, rec in _test_records(Path(directory), splits):
+    for split, rec in form_records(Path(directory), splits):
         seen[split] = seen.get(split, 0) + 1
         if limit is not None and seen[split] > limit:
             continue

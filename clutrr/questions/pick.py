@@ -81,7 +81,8 @@ def _yesno(kb, family, people, genders, closure, askable, yes, rng) -> Question 
     g = genders[y]
     if yes:
         return Question("yesno", (x, y), kb.word(p, g), "yes")
-    others = [q for q in range(len(kb.predicates)) if q != p and askable[q][g] and not family.holds(people[x], q, people[y])]
+    others = [q for q in range(len(kb.predicates))
+              if q != p and askable[q][g] and not family.holds(people[x], q, people[y])]
     if not others:
         return None
     return Question("yesno", (x, y), kb.word(rng.choice(others), g), "no")
