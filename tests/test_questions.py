@@ -275,3 +275,36 @@ def test_show_prints_a_form_folders_questions(mixed):
              f"({r['form']}; pattern {r['pattern']})" for r in records if r["form"] != "relation"}
     shown = {line.strip() for line in lines if "; pattern" in line}
     assert shown == asked and len(shown) == 40
+
+
+def test_records_match_the_json_schema_of_their_question(mixed, tmp_path):
+    jsonschema = pytest.importorskip("jsonschema")
+    from clutrr.io.schema import json_schema
+
+    validator = jsonschema.Draft202012Validator(json_schema(question="mixed"))
+    for rec in _records(mixed):
+        validator.validate(rec)
+    with pytest.raises(jsonschema.ValidationError):
+        validator.validate({**_records(mixed)[0], "answer": 1.5})
+    res = run_generate("--question", "people", "--k", "none", "--test-k", "2", "--test-rows", "10",
+                       "--out", str(tmp_path / "p"))
+    assert res.returncode == 0, res.stderr
+    people = jsonschema.Draft202012Validator(json_schema(question="people"))
+    for rec in _records(tmp_path / "p"):
+        people.validate(rec)
+        with pytest.raises(jsonschema.ValidationError):
+            people.validate({**rec, "answer": rec["answer"][0]})
+
+
+def test_a_form_file_loads_typed_with_datasets(tmp_path):
+    datasets = pytest.importorskip("datasets")
+    from clutrr.io.schema import features
+
+    res = run_generate("--question", "count", "--k", "none", "--test-k", "2", "--test-rows", "10",
+                       "--out", str(tmp_path / "c"))
+    assert res.returncode == 0, res.stderr
+    ds = datasets.load_dataset("json", data_files=str(tmp_path / "c" / "1.2_test.jsonl"),
+                               features=features(question="count"), split="train",
+                               cache_dir=str(tmp_path / "cache"))
+    assert ds.features["answer"].dtype == "int64" and len(ds) == 10
+    assert ds["answer"] == [r["answer"] for r in _records(tmp_path / "c")]
