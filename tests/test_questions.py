@@ -308,3 +308,14 @@ def test_a_form_file_loads_typed_with_datasets(tmp_path):
                                cache_dir=str(tmp_path / "cache"))
     assert ds.features["answer"].dtype == "int64" and len(ds) == 10
     assert ds["answer"] == [r["answer"] for r in _records(tmp_path / "c")]
+
+
+def test_sets_and_counts_ask_only_words_held_twice():
+    from clutrr.questions.pick import shared_words
+
+    single = {"father", "mother", "husband", "wife", "father-in-law", "mother-in-law"}
+    assert {KB.word(p, g) for p, g in shared_words(KB)} == set(KB.words) - single
+    for form in ("people", "count"):
+        config = GeneratorConfig(question=form)
+        asked = {make_example(config, 3, "all", 2, i, "test").question.target for i in range(40)}
+        assert asked and not asked & single

@@ -8,14 +8,32 @@ from __future__ import annotations
 
 import random
 
-from clutrr.core.family import Family
+from clutrr.core.family import Family, FamilyConfig, sample_family
 from clutrr.core.kb import KB, bits
 from clutrr.core.vocabulary import WordMask
 from clutrr.questions.forms import Question
 from clutrr.questions.proofs import Closure, all_placed, closure_of, prove
 
-ZERO_SHARE = 0.25  # of count questions, answered 0 when the story allows one
 Word = tuple[int, int]  # (predicate, gender)
+SAMPLED_FAMILIES = 40  # families (default knobs, fixed seeds) in which words held twice are sought
+_SHARED: dict[tuple[str, str], frozenset] = {}
+
+
+def shared_words(kb: KB) -> frozenset:
+    """The words (predicate, gender) someone holds for two or more people in some of
+    SAMPLED_FAMILIES sampled families: "how many" and "which people" ask only these (nobody has
+    two mothers, so "how many are X's mothers?" is never asked)."""
+    key = (kb.name, kb.path)
+    if key not in _SHARED:
+        found = set()
+        for i in range(SAMPLED_FAMILIES):
+            family = sample_family(FamilyConfig(), kb, random.Random(i))
+            for p, rows in enumerate(family.rows):
+                for g, people in enumerate(family.gender_bits):
+                    if any((row & people).bit_count() > 1 for row in rows):
+                        found.add((p, g))
+        _SHARED[key] = frozenset(found)
+    return _SHARED[key]
 
 
 def exact_sets(kb: KB, family: Family, people: list[int], genders: list[int], closure: Closure,
@@ -51,16 +69,19 @@ def exact_sets(kb: KB, family: Family, people: list[int], genders: list[int], cl
 
 def _about_sets(kb, family, people, genders, names, closure, form, askable, rng) -> Question | None:
     sets = exact_sets(kb, family, people, genders, closure, askable)
+    if form != "person":
+        shared = shared_words(kb)
+        sets = [s for s in sets if s[1] in shared]
     if form == "person":
         found = [s for s in sets if len(s[2]) == 1]
     elif form == "people":  # a set of two or more when the story has one
         found = [s for s in sets if len(s[2]) > 1] or [s for s in sets if s[2]]
-    else:
-        found = [s for s in sets if s[2]]
-        zero = [s for s in sets if not s[2] and any(g == s[1][1] for b, g in enumerate(genders) if b != s[0])
-                and all_placed(closure, genders, s[0], s[1][1])]
-        if zero and (not found or rng.random() < ZERO_SHARE):
-            found = zero
+    else:  # the count first, uniformly among those the story offers, so no count dominates
+        found = [s for s in sets if s[2] or any(g == s[1][1] for b, g in enumerate(genders) if b != s[0])
+                 and all_placed(closure, genders, s[0], s[1][1])]
+        if found:
+            size = rng.choice(sorted({len(s[2]) for s in found}))
+            found = [s for s in found if len(s[2]) == size]
     if not found:
         return None
     x, (p, g), held = rng.choice(found)

@@ -423,6 +423,8 @@ def _story(config: GeneratorConfig, k: int, noise: str, seed: int, index: int, s
     memory, nth = row_kind(config.query, index, coin)
     if memory:
         want = _target_word(ctx.stated, seed, split, k, f"{noise}/memory", nth, ctx.orders)
+    elif redraw:  # another story for a question of another form: any chain target (the question asks another)
+        want = ctx.targets[rng.randrange(len(ctx.targets))]
     else:
         want = _target_word(ctx.targets, seed, split, k, noise, nth, ctx.orders)
     block = index // config.stories_per_family
