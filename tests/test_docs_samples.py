@@ -20,8 +20,7 @@ from helpers import REPO
 
 SAMPLE = re.compile(r"<!-- sample: (?P<name>[\w-]+) -->\n```(?P<lang>python|sh)\n(?P<code>.*?)```\n\n"
                     r"```text\n(?P<out>.*?)```", re.S)
-DOCS = [REPO / "docs" / "rl.md", REPO / "docs" / "eval.md", REPO / "docs" / "graph.md", REPO / "docs" / "questions.md",
-        REPO / "README.md"]
+DOCS = [REPO / "docs" / "rl.md", REPO / "docs" / "eval.md", REPO / "docs" / "graph.md", REPO / "README.md"]
 
 
 def samples():
@@ -59,7 +58,7 @@ def test_documented_output_matches_a_real_run(doc, name):
 
 def test_the_documented_samples_exist():
     names = {p.values[1] for p in samples()}
-    assert {"curriculum", "stories", "story-graph", "graph-networkx", "question-forms", "question-eval"} <= names
+    assert {"curriculum", "stories", "story-graph", "graph-networkx"} <= names
 
 
 def test_the_readme_picture_is_what_its_command_draws(tmp_path):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import subprocess
 import sys
 from collections import Counter
@@ -319,3 +320,22 @@ def test_sets_and_counts_ask_only_words_held_twice():
         config = GeneratorConfig(question=form)
         asked = {make_example(config, 3, "all", 2, i, "test").question.target for i in range(40)}
         assert asked and not asked & single
+
+
+def test_the_question_docs_samples_are_what_the_code_prints():
+    """docs/questions.md's samples (as tests/test_docs_samples.py checks the other pages';
+    ``CLUTRR_REGEN_DOCS=1`` rewrites them)."""
+    from test_docs_samples import SAMPLE, run_code
+
+    doc = REPO / "docs" / "questions.md"
+    text = doc.read_text(encoding="utf-8")
+    found = list(SAMPLE.finditer(text))
+    assert [m.group("name") for m in found] == ["question-record", "question-forms", "question-eval"]
+    printed = [run_code(m.group("code"), m.group("lang")) for m in found]
+    if os.environ.get("CLUTRR_REGEN_DOCS"):
+        for m, out in reversed(list(zip(found, printed))):
+            text = text[: m.start("out")] + out + text[m.end("out"):]
+        doc.write_text(text, encoding="utf-8")
+        return
+    for m, out in zip(found, printed):
+        assert out == m.group("out"), f"docs/questions.md sample {m.group('name')!r} differs from a real run"
