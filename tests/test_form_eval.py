@@ -110,3 +110,14 @@ def test_set_scores():
     assert score("people", ["Ben", "Carl"], ["Ben"]) == (False, pytest.approx(2 / 3))
     assert score("people", ["Ben"], None) == (False, 0.0)
     assert score("count", 0, 0) == (True, 1.0)
+
+
+def test_a_form_folder_without_jsonl_is_refused_in_one_line(tmp_path):
+    from helpers import run_generate
+
+    res = run_generate("--question", "count", "--k", "none", "--test-k", "2", "--test-rows", "5", "--format", "csv",
+                       "--out", str(tmp_path / "d"))
+    assert res.returncode == 0, res.stderr
+    res = subprocess.run([sys.executable, "-m", "clutrr.cli", "eval", str(tmp_path / "d"), "--predictions",
+                          str(tmp_path / "none.jsonl")], capture_output=True, text=True, cwd=REPO)
+    assert res.returncode == 2 and res.stderr.count("\n") == 1 and "JSONL twins" in res.stderr

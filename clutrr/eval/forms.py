@@ -16,6 +16,7 @@ from pathlib import Path
 from clutrr.errors import UsageError
 from clutrr.eval.data import split_name
 from clutrr.eval.sampling import ks_for, pass_at_k
+from clutrr.io.csv_format import iter_records
 from clutrr.io.datadir import split_paths
 from clutrr.llm.form_answers import read_form_answer
 from clutrr.llm.prompts import form_question_text, question_text
@@ -55,9 +56,12 @@ def form_records(root: Path, splits: list[str] | None = None) -> Iterable[tuple[
 
 
 def is_form_folder(directory: str | Path) -> bool:
-    """Whether the folder's first test record asks another form than relation (``form`` field)."""
-    for _, rec in form_records(Path(directory), None):
-        return "form" in rec
+    """Whether the folder's first test file asks other question forms than relation (its CSV
+    has the question columns)."""
+    for path in split_paths(Path(directory)):
+        if not split_name(path.stem).endswith("_train"):
+            for _, rec in iter_records(path):
+                return "form" in rec
     return False
 
 
