@@ -23,7 +23,7 @@ from pathlib import Path
 
 from clutrr.core.kb import load_kb
 from clutrr.io.datadir import load_splits
-from clutrr.llm.prompts import PLAIN_REQUEST, question_text
+from clutrr.llm.prompts import PLAIN_REQUEST, form_question_text, question_text
 
 WORDS = load_kb("kinship").words
 
@@ -71,10 +71,42 @@ def think_open(n: int, story_id: str, target: str, head: str, tail: str) -> tupl
     return f"Hmm.</think>\nSo {said}", None, "length"
 
 
+def answer_text(answer) -> str:
+    """A question form's answer as a reply writes it (names joined by commas)."""
+    return ", ".join(answer) if isinstance(answer, list) else str(answer)
+
+
+def form_policy(story_id: str, form: str, answer, names: list[str]) -> tuple[str, str]:
+    """(kind, reply) for a question of another form than relation: right, partial (a set of
+    names missing its last one), wrong or unparsable, by the story's id."""
+    bucket = int(story_id.replace("-", "")[:8], 16) % 10
+    if bucket < 4:
+        return "right", f"<think>Is it {names[0]}?</think>From the story: <answer>{answer_text(answer)}</answer>"
+    if bucket < 6 and form == "people" and len(answer) > 1:
+        return "partial", f"<answer>{answer_text(answer[:-1])}</answer>"
+    if bucket < 8:
+        wrong = {"person": lambda: next(n for n in names if n != answer), "count": lambda: answer + 1,
+                 "yesno": lambda: "no" if answer == "yes" else "yes",
+                 "people": lambda: [n for n in names if n not in answer][:1] or names[:1]}[form]()
+        return "wrong", f"<answer>{answer_text(wrong)}</answer>"
+    if bucket == 8:
+        return "right", f"Having read the story, the answer is {answer_text(answer)}."
+    return "unparsable", "<think>There are too many people to keep track of"
+
+
 def questions(data: str) -> dict[str, tuple]:
-    """question text -> (id, target, head, tail) for every story of the folder."""
+    """question text -> (id, target, head, tail) for every story of the folder; for a folder of
+    other question forms, (id, form, answer, names) from the JSONL twins."""
     out = {}
     for split in load_splits(data):
+        twin = split.path.with_suffix(".jsonl")
+        records = [json.loads(line) for line in twin.read_text().splitlines()] if twin.is_file() else []
+        if records and "form" in records[0]:
+            for rec in records:
+                if rec["form"] != "relation":
+                    names = [p["name"] for p in rec["people"]]
+                    out[form_question_text(rec["story"], rec["question"])] = (rec["id"], rec["form"], rec["answer"],
+                                                                              names)
         for row in split.rows:
             head, tail = row.query
             out[question_text(row.story, head, tail)] = (row.id, row.target, head, tail)
@@ -123,16 +155,22 @@ def make_handler(lookup: dict, model: str, log: Path, delay: float, fail_first: 
             if refuse:
                 return self._send(503, {"error": {"message": "overloaded, try again"}})
             time.sleep(delay)
-            _, reply = policy(story_id, target, head, tail)
+            form = isinstance(tail, list)  # another question form: (id, form, answer, names)
+            _, reply = form_policy(story_id, target, head, tail) if form else policy(story_id, target, head, tail)
             reasoning, finish = None, "stop"
-            if sampling and body.get("temperature", 0) > 0:
+            if form and sampling and body.get("temperature", 0) > 0:  # every other sample is right
+                with lock:
+                    n = counts[story_id] = counts.get(story_id, -1) + 1
+                if n % 2:
+                    reply = f"<answer>{answer_text(head)}</answer>"
+            elif sampling and body.get("temperature", 0) > 0:
                 with lock:
                     n = counts[story_id] = counts.get(story_id, -1) + 1
                 reply, reasoning, finish = (think_open if opened else sampled)(n, story_id, target, head, tail)
             message = {"role": "assistant", "content": reply}
             if reasoning:
                 message["reasoning_content"] = reasoning
-            choice = {"index": 0, "message": message} if chat else {"index": 0, "text": " " + target + "\n"}
+            choice = {"index": 0, "message": message} if chat else {"index": 0, "text": " " + str(target) + "\n"}
             self._send(200, {"id": "x", "object": "chat.completion" if chat else "text_completion", "model": model,
                              "choices": [{**choice, "finish_reason": finish}],
                              "usage": {"prompt_tokens": len(last.split()), "completion_tokens": len(reply.split()),

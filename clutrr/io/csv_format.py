@@ -20,7 +20,18 @@ COLUMNS = (
     "node_mapping", "task_split",
 )
 
+# the columns a file of another question form than ``relation`` adds (clutrr.questions): the
+# form, the question's text, the answer (JSON: a name, a list of names, a count or "yes"/"no"),
+# the story people it names (JSON list of indices) and the relation word it asks about; the
+# original columns keep the story's chain query and its relation
+QUESTION_COLUMNS = ("form", "question", "answer", "form_query", "form_target")
+
 csv.field_size_limit(1 << 24)
+
+
+def csv_columns(question: str = "relation") -> tuple[str, ...]:
+    """The columns of a CSV file whose rows ask ``question`` (the original ones for ``relation``)."""
+    return COLUMNS if question == "relation" else (*COLUMNS, *QUESTION_COLUMNS)
 
 
 class RowParseError(ValueError):

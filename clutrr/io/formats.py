@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Callable
 
 from clutrr.errors import UsageError
-from clutrr.io.csv_format import COLUMNS, csv_line
+from clutrr.io.csv_format import csv_columns, csv_line
 from clutrr.io.rows import TaskResult
 from clutrr.io.store import Store, read_sha256
 
@@ -45,15 +45,15 @@ def parse_formats(text: str) -> tuple[str, ...]:
 
 class TextShard:
     """CSV or JSONL: one line (or CSV record) per row, with a header for CSV (unless ``header``
-    is False: a piece of a shard). The rows come encoded; the file's sha256 is taken as it is
-    written (``sha256`` once closed)."""
+    is False: a piece of a shard), whose columns are those of rows asking ``question``. The rows
+    come encoded; the file's sha256 is taken as it is written (``sha256`` once closed)."""
 
-    def __init__(self, store: Store, name: str, fmt: str, header: bool = True) -> None:
+    def __init__(self, store: Store, name: str, fmt: str, header: bool = True, question: str = "relation") -> None:
         self.fmt = fmt
         self._fh = store.writer(name)
         self.sha256: str | None = None
         if fmt == "csv" and header:
-            self._fh.write(csv_line(["", *COLUMNS]).encode())
+            self._fh.write(csv_line(["", *csv_columns(question)]).encode())
 
     def write(self, result: TaskResult) -> None:
         """Append the result's rows."""
@@ -74,11 +74,13 @@ class ParquetShard:
     from the first row written, so a shard joined from pieces has the row groups of a direct
     write).
 
-    The schema is the padded stories' when the first record has a ``context`` field.
+    The schema is the padded stories' when the first record has a ``context`` field, and that
+    of rows asking ``question`` (:func:`clutrr.io.schema.record_fields`).
     """
 
-    def __init__(self, store: Store, name: str, fmt: str = "parquet", header: bool = True) -> None:
-        self._store, self._name = store, name
+    def __init__(self, store: Store, name: str, fmt: str = "parquet", header: bool = True,
+                 question: str = "relation") -> None:
+        self._store, self._name, self._question = store, name, question
         self.sha256: str | None = None
         self.schema = None
         self._fh = None
@@ -88,8 +90,10 @@ class ParquetShard:
 
     def write(self, result: TaskResult) -> None:
         """Append the result's rows."""
+        from clutrr.io.schema import arrow_record
+
         for record in result.records:
-            self._buffer.append(record)
+            self._buffer.append(arrow_record(record, self._question))
             if "context" in record:  # padded stories: row groups bounded by their text too
                 self._text += len(record["story"])
             if len(self._buffer) >= ROW_GROUP or self._text >= ROW_GROUP_TEXT:
@@ -99,7 +103,7 @@ class ParquetShard:
         """The Parquet schema of the file's records (a padded story's with ``context``)."""
         from clutrr.io.schema import arrow_schema
 
-        return arrow_schema(context=context)
+        return arrow_schema(context=context, question=self._question)
 
     def _flush(self) -> None:
         import pyarrow as pa
@@ -126,15 +130,17 @@ WRITERS: dict[str, Callable[..., TextShard | ParquetShard]] = {
 }
 
 
-def open_shard(store: Store, name: str, fmt: str, header: bool = True) -> TextShard | ParquetShard:
-    """A writer for one shard file of format ``fmt`` (``header=False``: a piece without the CSV header)."""
-    return WRITERS[fmt](store, name, fmt, header)
+def open_shard(store: Store, name: str, fmt: str, header: bool = True,
+               question: str = "relation") -> TextShard | ParquetShard:
+    """A writer for one shard file of format ``fmt`` (``header=False``: a piece without the CSV
+    header) of rows asking ``question``."""
+    return WRITERS[fmt](store, name, fmt, header, question)
 
 
-def join_pieces(store: Store, pieces: list[str], name: str, fmt: str) -> str:
+def join_pieces(store: Store, pieces: list[str], name: str, fmt: str, question: str = "relation") -> str:
     """Write shard file ``name`` from its pieces' files in order (each written with
     ``header=False``), giving the bytes a direct write would give; returns its sha256."""
-    writer = open_shard(store, name, fmt)
+    writer = open_shard(store, name, fmt, question=question)
     for piece in pieces:
         if fmt == "parquet":  # records again, so row groups are cut as in a direct write
             rows = _old_rows(store, piece, fmt)
@@ -166,11 +172,12 @@ def _old_rows(store: Store, name: str, fmt: str):
                 yield from pf.read_row_group(i).to_pylist()
 
 
-def rewrite_shard(store: Store, name: str, fmt: str, start: int, new_rows: dict[int, TaskResult]) -> str:
+def rewrite_shard(store: Store, name: str, fmt: str, start: int, new_rows: dict[int, TaskResult],
+                  question: str = "relation") -> str:
     """Rewrite shard file ``name`` (first row at position ``start``), putting ``new_rows``
     (position -> a one-row result) in place of the old rows at those positions; returns its new sha256."""
     tmp = name + ".rewrite"
-    writer = open_shard(store, tmp, fmt)
+    writer = open_shard(store, tmp, fmt, question=question)
     for pos, old in enumerate(_old_rows(store, name, fmt), start):
         if pos in new_rows:
             writer.write(new_rows[pos])

@@ -76,7 +76,8 @@ def run_task(ctx: TaskContext, task: Task) -> TaskResult:
         except GenerationError:
             raise RowFailure(k, noise, split) from None
         if csv:
-            out.csv.append(csv_line([pos, *row_fields(ex.row)]).encode())
+            cells = row_fields(ex.row) if ex.question is None else [*row_fields(ex.row), *ex.question_cells]
+            out.csv.append(csv_line([pos, *cells]).encode())
         if jsonl:
             out.jsonl.append(json_line(ex.record))
         if parquet:
