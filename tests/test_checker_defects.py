@@ -204,7 +204,7 @@ def test_a_pronoun_a_careful_reader_could_take_two_ways_or_takes_wrongly_is_flag
     ('brother-brother', 'male-male-male',
      "ENT_0_male and his brother ENT_1_male rowed hard, and one of ENT_1_male's brothers, ENT_2_male, steered."),
     ('daughter-sister-son', 'female-female-female-male',
-     "ENT_0_female knitted scarves for her twin daughters, ENT_2_female and ENT_1_female. ENT_2_female's son ENT_3_male wore his first."),
+     "ENT_0_female knitted scarves for her daughters, ENT_2_female and ENT_1_female. ENT_2_female's son ENT_3_male wore his first."),
     ('sister-father-wife', 'female-female-male-female',
      'ENT_2_male has two daughters, ENT_1_female and ENT_0_female, and his wife ENT_3_female taught them both the oboe.'),
     ('husband-grandson-sister', 'female-male-male-female',
@@ -264,7 +264,7 @@ def test_a_pronoun_a_careful_reader_could_take_two_ways_or_takes_wrongly_is_flag
     ('grandmother', 'male-female', 'ENT_0_male spends Sundays with his grandmother, whose name is ENT_1_female.'),
     ('nephew', 'male-male', "ENT_0_male painted his nephew, ENT_1_male's, fence on Saturday."),
     ('daughter-brother-grandmother', 'male-female-male-female',
-     "ENT_0_male drove his daughter, ENT_1_female, and her twin brother, ENT_2_male, to their grandmother ENT_3_female's farm."),
+     "ENT_0_male drove his daughter, ENT_1_female, and her brother, ENT_2_male, to their grandmother ENT_3_female's farm."),
     ('brother-grandfather', 'male-male-male',
      "On Sundays, ENT_1_male's grandfather ENT_2_male rowed him and his brother ENT_0_male across the river."),
 ])

@@ -138,6 +138,7 @@ duckling ducklings ferret ferrets beehive highway road motorway stretch tree tre
 STEP_BEFORE = frozenset("late former".split())  # before a relation noun or a name
 SPOUSE_BEFORE = frozenset("first second third previous".split())  # before a spouse word
 SPOUSE_WORDS = frozenset("husband wife spouse husbands wives marriage bride groom".split())
+MEETING = frozenset("met meet meets meeting courted courting dated dating".split())  # a couple's first meeting
 
 TOKEN = re.compile(
     r"(?P<slot>\{(?P<e>[A-D])(?:\.(?P<s>[^{}]*))?\})"
@@ -1514,6 +1515,58 @@ class _Reader:
                                                self.quote(first.span[0], second.span[1]), kind="world"))
                         return
 
+    def _couple_child(self, a: int, b: int) -> int:
+        """A person of the clause who is the child of both a and b, or -1."""
+        f = self.facts
+        for c in range(len(f.genders)):
+            names = [f.kb.predicates[p].name if p >= 0 else "" for p in
+                     (f.rel.get((x, c), f.implied.get((x, c), -1)) for x in (a, b))]
+            if c not in (a, b) and names == ["child", "child"]:
+                return c
+        return -1
+
+    def parent_spouse(self, statements: list[Statement]) -> None:
+        """Rule 7: a couple's child told only through one parent's spouse reads as a step-family:
+        the parent told by the child's pronoun and, later in the same sentence, the other parent
+        told by the parent's pronoun as that parent's spouse ("{A} phoned {A.his} dad {B}, and {B.his} wife {C}
+        answered"), or the couple's meeting told beside their child ("{B}, the father of {A},
+        met a skater ... {B}'s wife {C} is that skater")."""
+        f = self.facts
+        ends = [i for i, t in enumerate(self.toks) if t.text in SENTENCE_END] + [len(self.toks)]
+
+        def sentence(i: int) -> int:
+            return next(n for n, e in enumerate(ends) if i <= e)
+
+        for a, b in f.couples:
+            child = self._couple_child(a, b)
+            if child < 0:
+                continue
+            for x, y in ((a, b), (b, a)):
+                as_parent = [st for st in statements if f.kb.predicates[st.pred].name in ("child", "parent")
+                             and {x, child} == ({st.referent} | set(st.possessors)) and len(st.possessors) == 1]
+                told_y = any({y, child} == ({st.referent} | set(st.possessors)) for st in statements)
+                for sp in statements:
+                    if told_y or sp.possessors != (x,) or sp.referent != y or sp.shape != "after" \
+                            or self.toks[sp.span[0]].kind != "pron" or f.kb.predicates[sp.pred].name != "spouse":
+                        continue
+                    hit = next((st for st in as_parent if sentence(st.span[0]) == sentence(sp.span[0])
+                                and st.span[0] < sp.span[0] and st.possessors == (child,)
+                                and self.toks[st.span[0]].kind == "pron"), None)
+                    if hit is not None:
+                        self.flags.append(Flag("7", f"{self._name(y)} is told only as the spouse of "
+                                                    f"{self._name(child)}'s parent {self._name(x)}, by a pronoun: "
+                                                    "it reads as a step-parent",
+                                               self.quote(hit.span[0], sp.span[1]), kind="world"))
+                        return
+            for i, t in enumerate(self.toks):
+                if t.kind == "word" and t.low in MEETING and any(
+                        u.kind in ("ent", "pron") and u.ent in (a, b) for u in self.toks[self._clause_start(i):i + 3]):
+                    self.flags.append(Flag("7", f"the meeting of {self._name(a)} and {self._name(b)} is told beside "
+                                                f"their child {self._name(child)}: it reads as a step-family",
+                                           self.quote(self._clause_start(i), min(i + 2, len(self.toks) - 1)),
+                                           kind="world"))
+                    return
+
     def check(self, statements: list[Statement]) -> None:
         f = self.facts
         self.married = {frozenset((st.possessors[0], st.referent)) for st in statements if st.shape == "marry"}
@@ -1658,6 +1711,7 @@ def analyse(toks: list[Tok], facts: Facts, text: str, slot_bank: bool = True) ->
     reader.check(found)
     reader.ownership(found)
     reader.step_contrast(found)
+    reader.parent_spouse(found)
     return found, reader.flags
 
 
