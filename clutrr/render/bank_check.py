@@ -34,6 +34,7 @@ from clutrr.render.bank_files import bank_paths
 from clutrr.render.normalise import normalise, respell
 from clutrr.render.slots import SlotError, slot_forms
 from clutrr.render.statements import Facts, Flag, analyse, extra_names, lexicon, text_flags, tokenize
+from clutrr.render.grammar import grammar_flags
 from clutrr.render.world import meaning_flags
 from clutrr.render.templates import GENDER_KEYS, SLOT, Template, split_clause, template_id
 
@@ -451,6 +452,7 @@ def template_flags(kb: KB, t: Template, kb_name: str = "kinship") -> list[Flag]:
     slot_bank = not t.source.endswith(".json")
     out += _word_flags(kb, t, lowered, literal, slot_bank)
     out += _reading_flags(kb, t, slot_bank)
+    out += grammar_flags(kb, t, frozenset(lexicon(kb)))
     return out
 
 
