@@ -207,8 +207,6 @@ def test_a_pronoun_a_careful_reader_could_take_two_ways_or_takes_wrongly_is_flag
      "ENT_0_female knitted scarves for her daughters, ENT_2_female and ENT_1_female. ENT_2_female's son ENT_3_male wore his first."),
     ('sister-father-wife', 'female-female-male-female',
      'ENT_2_male has two daughters, ENT_1_female and ENT_0_female, and his wife ENT_3_female taught them both the oboe.'),
-    ('husband-grandson-sister', 'female-male-male-female',
-     'ENT_0_female is married to ENT_1_male, and he has grandchildren named ENT_2_male and ENT_3_female.'),
     ('husband', 'female-male',
      'ENT_0_female drove her husband, who had sprained an ankle, ENT_1_male, to the clinic.'),
     ('sister-son', 'female-female-male',
@@ -332,3 +330,23 @@ def test_the_readme_stories_hold_no_role_only_fact():
     assert ids and not set(ids) & flagged
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
     assert "clutrr show --k 4 --noise all -n 10" in readme
+
+
+@pytest.mark.parametrize("f_comb, genders, text", [
+    ('husband-grandson-sister', 'female-male-male-female',
+     'ENT_0_female is married to ENT_1_male, and he has grandchildren named ENT_2_male and ENT_3_female.'),
+    ('grandson-brother', 'female-male-male', "ENT_0_female took her grandsons ENT_1_male and ENT_2_male to the zoo."),
+])
+def test_siblings_told_only_as_grandchildren_of_one_person_are_dropped(tmp_path, f_comb, genders, text):
+    flags = _amt_flags(tmp_path, f_comb, genders, text)
+    assert any(f.rule == "9" and f.drops and "may be cousins" in f.message for f in flags), flags
+
+
+@pytest.mark.parametrize("f_comb, genders, text", [
+    ('husband', 'female-male', "ENT_0_female's husband is named ENT_1_male. They keep bees."),
+    ('husband', 'female-male', "Husband and wife, ENT_1_male and ENT_0_female, keep bees."),
+    ('husband', 'female-male', "Husband and wife, ENT_0_female and ENT_1_male, keep bees."),
+    ('wife-son', 'male-female-male', "Husband and wife, ENT_0_male and ENT_1_female, took their son ENT_2_male out."),
+])
+def test_is_named_and_an_ownerless_pair_state_their_facts(tmp_path, f_comb, genders, text):
+    assert [f for f in _amt_flags(tmp_path, f_comb, genders, text) if f.drops] == []

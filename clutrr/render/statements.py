@@ -1194,7 +1194,8 @@ class _Reader:
         return -1
 
     def _respectively(self, j: int) -> list[Statement]:
-        """"X's R1 and R2, Y and Z": Y is X's R1 and Z is X's R2, in that order."""
+        """"X's R1 and R2, Y and Z": Y is X's R1 and Z is X's R2, in that order; without an owner
+        ("Husband and wife, Y and Z"), Y is Z's R1 and Z is Y's R2."""
         toks = self.toks
         k = j - 1
         possessors: tuple[int, ...] = ()
@@ -1203,7 +1204,17 @@ class _Reader:
         elif k >= 0 and toks[k].kind == "pron" and toks[k].form == "his" and k in self.referent:
             possessors = self.referent[k]
         if not possessors:
-            return []
+            y, z = toks[j + 4].ent, toks[j + 6].ent
+            if (k >= 0 and toks[k].kind == "word" and toks[k].low not in FUNCTION) or y < 0 or z < 0 or y == z:
+                return []
+            # "Husband and wife, {A} and {B}": each is the other's, in that order
+            pred1, gender1, _ = self.lex[toks[j].low]
+            pred2, gender2, _ = self.lex[toks[j + 2].low]
+            g = self.facts.genders
+            if gender1 is not None and g[y] != gender1 and g[z] == gender1 and g[y] == gender2:
+                y, z = z, y  # "Husband and wife, Mary and John": the genders say who is who
+            return [Statement((z,), y, pred1, gender1, toks[j].low, "pair", (j, j + 6)),
+                    Statement((y,), z, pred2, gender2, toks[j + 2].low, "pair", (j, j + 6))]
         out = []
         for noun, name in ((j, j + 4), (j + 2, j + 6)):
             pred, gender, _ = self.lex[toks[noun].low]
@@ -1275,6 +1286,8 @@ class _Reader:
             return [(toks[r].ent, r)]
         elif r < len(toks) and toks[r].low in ("is", "was", "named", "called"):
             r += 1
+            if r < len(toks) and toks[r - 1].low in ("is", "was") and toks[r].low in ("named", "called"):
+                r += 1  # "{A}'s husband is named {B}"
             if r < len(toks) and toks[r].poss:
                 return []
         elif not direct:
@@ -1402,6 +1415,7 @@ class _Reader:
                     if z == y and p == st.pred:
                         roles.setdefault(frozenset((x, z)), st)
         owned |= self._siblings_by_parent(statements)
+        cousins = self._grandchildren_of_one(statements)
         for a, b in self.dangling:
             self.flags.append(Flag("9", f"{self.toks[b].low!r} is set off after something that is not a person: "
                                         "it attaches to no one named (dangling appositive)", self.quote(a - 2, b + 2),
@@ -1425,9 +1439,32 @@ class _Reader:
             if bare:
                 self.flags.append(Flag("9", f"{fact}, but {self.toks[bare[0]].low!r} names no owner (role-only)",
                                        self.quote(bare[0] - 2, bare[0] + 1), kind="role-only"))
+            elif pair in cousins:
+                self.flags.append(Flag("9", f"{fact}, but the text tells both only as grandchildren of one "
+                                            "person, who may be cousins", self.quote(*cousins[pair].span),
+                                       kind="unstated"))
             else:
                 self.flags.append(Flag("9", f"{fact} is not stated in a shape the checker reads", self.quote(0, 6),
                                        drops=self.slot_bank, kind="unstated"))
+
+    def _grandchildren_of_one(self, statements: list[Statement]) -> dict[frozenset[int], Statement]:
+        """Pairs of the clause told as grandchildren of one person ("her grandsons {C} and {D}"),
+        with a statement telling one of them: siblings and cousins alike fit such a text."""
+        f = self.facts
+        by_grandparent: dict[int, list[tuple[int, Statement]]] = {}
+        for st in statements:
+            name = f.kb.predicates[st.pred].name if st.pred >= 0 else ""
+            if name == "grandchild" and len(st.possessors) == 1:
+                by_grandparent.setdefault(st.possessors[0], []).append((st.referent, st))
+            elif name == "grandparent" and len(st.possessors) == 1:
+                by_grandparent.setdefault(st.referent, []).append((st.possessors[0], st))
+        out: dict[frozenset[int], Statement] = {}
+        for kids in by_grandparent.values():
+            for a, st in kids:
+                for b, _ in kids:
+                    if a != b:
+                        out.setdefault(frozenset((a, b)), st)
+        return out
 
     def _siblings_by_parent(self, statements: list[Statement]) -> set[frozenset[int]]:
         """Sibling facts of the clause told by telling both people as children of one person
