@@ -1523,16 +1523,13 @@ class _Reader:
                 parent, child = (st.possessors[0], st.referent) if name == "child" else (st.referent, st.possessors[0])
                 told.setdefault(child, set()).add(parent)
                 children.append((parent, child, st))
-        def by_pronoun(st: Statement) -> bool:
-            return self.toks[st.span[0]].kind == "pron"
-
         for sp in statements:
-            if sp.shape != "after" or len(sp.possessors) != 1 or not by_pronoun(sp) \
+            if sp.shape not in ("after", "apposition") or len(sp.possessors) != 1 or not self._by_pronoun(sp) \
                     or f.kb.predicates[sp.pred].name != "spouse":
                 continue
             x, y = sp.possessors[0], sp.referent
             for ch in statements:
-                if ch.possessors == (y,) and by_pronoun(ch) and ch.referent not in (x, y) \
+                if ch.possessors == (y,) and self._by_pronoun(ch) and ch.referent not in (x, y) \
                         and f.kb.predicates[ch.pred].name == "child" and sentence(ch) == sentence(sp):
                     self.flags.append(Flag("7", f"{self._name(y)} is told as {self._name(x)}'s spouse and "
                                                 f"{self._name(ch.referent)} as {self._name(y)}'s child by two "
@@ -1551,6 +1548,13 @@ class _Reader:
                                                     f"and {self._name(b)} are a couple: it reads as a step-family",
                                                self.quote(first.span[0], second.span[1]), kind="world"))
                         return
+
+    def _by_pronoun(self, st: Statement) -> bool:
+        """Whether a statement tells its owner by a possessive pronoun ("{A.his} wife {B}", "{B},
+        {A.his} wife, ...")."""
+        if st.shape == "apposition":
+            return any(t.kind == "pron" and t.form == "his" for t in self.toks[st.span[0]:st.span[1] + 1])
+        return self.toks[st.span[0]].kind == "pron"
 
     def _couple_child(self, a: int, b: int) -> int:
         """A person of the clause who is the child of both a and b, or -1."""
@@ -1583,8 +1587,8 @@ class _Reader:
                              and {x, child} == ({st.referent} | set(st.possessors)) and len(st.possessors) == 1]
                 told_y = any({y, child} == ({st.referent} | set(st.possessors)) for st in statements)
                 for sp in statements:
-                    if told_y or sp.possessors != (x,) or sp.referent != y or sp.shape != "after" \
-                            or self.toks[sp.span[0]].kind != "pron" or f.kb.predicates[sp.pred].name != "spouse":
+                    if told_y or sp.possessors != (x,) or sp.referent != y or sp.shape not in ("after", "apposition") \
+                            or not self._by_pronoun(sp) or f.kb.predicates[sp.pred].name != "spouse":
                         continue
                     hit = next((st for st in as_parent if sentence(st.span[0]) == sentence(sp.span[0])
                                 and st.span[0] < sp.span[0] and st.possessors == (child,)
