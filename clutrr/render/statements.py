@@ -1869,9 +1869,13 @@ def world_flags(text: str) -> list[Flag]:
     "married in 1974", "a teenage grandson", "her son of seven", "eighty candles", "married
     last spring"), which the world model does not have and another sentence of a story may
     contradict."""
-    plain = re.sub(r"\{[A-D](?:\.[^{}]*)?\}", "X", text)
+    return pattern_flags(re.sub(r"\{[A-D](?:\.[^{}]*)?\}", "X", text), WORLD)
+
+
+def pattern_flags(plain: str, patterns: list[tuple[re.Pattern, str]]) -> list[Flag]:
+    """A rule 7 flag for each (pattern, what it tells) that matches ``plain``, quoting the first match."""
     out = []
-    for pattern, what in WORLD:
+    for pattern, what in patterns:
         m = pattern.search(plain)
         if m:
             out.append(Flag("7", f"tells {what}, which the world model does not know", m.group(0), kind="world"))

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import re
 
-from clutrr.render.statements import Flag
+from clutrr.render.statements import Flag, pattern_flags
 
 _KIN = (r"(?:son|daughter|child|kid|brother|sister|sibling|grandson|granddaughter|grandchild|nephew|niece"
         r"|girl|boy|one)s?")
@@ -97,9 +97,4 @@ def meaning_flags(text: str) -> list[Flag]:
     plain = re.sub(r"\{[A-D]\.([^{}|]*)(?:\|[^{}]*)?\}", r"\1", text)  # a slot read as its first form
     plain = re.sub(r"\{[A-D]\}", "X", plain)
     plain = re.sub(r"ENT_\d+_(?:male|female)", "X", plain)
-    out = []
-    for what, pattern in MEANINGS:
-        m = pattern.search(plain)
-        if m:
-            out.append(Flag("7", f"tells {what}, which the world model does not know", m.group(0), kind="world"))
-    return out
+    return pattern_flags(plain, [(pattern, what) for what, pattern in MEANINGS])
