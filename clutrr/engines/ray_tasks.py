@@ -75,10 +75,11 @@ class RayEngine(Engine):
     name = "ray"
 
     def __init__(self, workers: int = 1, address: str | None = None, max_retries: int = 3,
-                 prepare: Callable[[Any], None] | None = None, connect_timeout: float = CONNECT_TIMEOUT) -> None:
+                 prepare: Callable[[Any], None] | None = None, connect_timeout: float = CONNECT_TIMEOUT,
+                 stall: float = STALL_SECONDS) -> None:
         if ray is None:
             raise UsageError("--engine ray needs Ray: pip install 'clutrr[ray]'")
-        super().__init__(workers, address, max_retries, prepare)
+        super().__init__(workers, address, max_retries, prepare, stall)
         self._owner = not ray.is_initialized()
         if self._owner:
             options: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False,
