@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import psutil
+import pytest
 
 from helpers import REPO, one_line
 
@@ -45,6 +46,14 @@ def finish(proc: subprocess.Popen) -> subprocess.CompletedProcess:
             psutil.Process(proc.pid).kill()
             proc.wait(10)
     return subprocess.CompletedProcess(proc.args, proc.returncode, "", err)
+
+
+def pool_workers(pid: int) -> list[psutil.Process]:
+    """The worker processes of run ``pid`` (not multiprocessing's resource tracker)."""
+    try:
+        return [c for c in psutil.Process(pid).children() if "resource_tracker" not in " ".join(c.cmdline())]
+    except psutil.Error:
+        return []
 
 
 def staging(folder: Path, name: str) -> bool:
@@ -124,11 +133,14 @@ def test_a_stopped_worker_is_killed_and_its_task_run_again(tmp_path):
     proc = subprocess.Popen([sys.executable, "-m", "clutrr.cli", *args, "--workers", "2", "--out", str(tmp_path / "a")],
                             stderr=subprocess.PIPE, text=True)
     try:
-        wait_for(lambda: len(psutil.Process(proc.pid).children()) >= 2)
-        stopped = psutil.Process(proc.pid).children()[0]
+        wait_for(lambda: len(pool_workers(proc.pid)) >= 2)
+        stopped = pool_workers(proc.pid)[0]
         stopped.suspend()  # SIGSTOP: a frozen node, a swapped-out process
     finally:
         res = finish(proc)
+        for child in psutil.Process().children(recursive=True):  # nothing of the run may stay stopped
+            if child.pid != proc.pid and child.is_running() and child.status() == psutil.STATUS_STOPPED:
+                child.kill()
     assert res.returncode == 0, res.stderr
     assert "note: no task finished for 1 s" in res.stderr and not stopped.is_running()
     assert cli(*args, "--out", str(tmp_path / "b")).returncode == 0
@@ -144,7 +156,7 @@ def test_workers_stopped_again_and_again_fail_in_one_line_naming_the_deadline(tm
         deadline = time.monotonic() + 60
         while proc.poll() is None and time.monotonic() < deadline:  # stop every worker as soon as it starts
             try:
-                for child in psutil.Process(proc.pid).children():
+                for child in pool_workers(proc.pid):
                     if child.status() != psutil.STATUS_STOPPED:
                         child.suspend()
             except psutil.NoSuchProcess:
@@ -158,3 +170,36 @@ def test_workers_stopped_again_and_again_fail_in_one_line_naming_the_deadline(tm
     assert res.returncode == 2 and len(lines) == 1, res.stderr
     assert "the workers made no progress for 0.5 s 4 times" in lines[0] and "--stall-timeout" in lines[0], lines
     assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def test_a_burst_of_ctrl_c_stops_a_ray_run_and_its_whole_cluster(tmp_path):
+    """20 SIGINTs 50 ms apart while Ray tasks run (a user hammering Ctrl-C; one Ray start, not 20)."""
+    pytest.importorskip("ray", reason="ray is not installed: pip install 'clutrr[ray]'")
+    proc = subprocess.Popen([sys.executable, "-m", "clutrr.cli", "generate", "--engine", "ray", "--workers", "2",
+                             "--train-rows", "200000", "--test-k", "2", "--quiet", "--out", str(tmp_path / "d")],
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    family: list[psutil.Process] = []
+    try:
+        def ray_running() -> bool:
+            family[:] = psutil.Process(proc.pid).children(recursive=True)
+            return any(p.name().startswith("raylet") for p in family if p.is_running())
+        wait_for(ray_running, 120)
+        time.sleep(1)
+        family[:] = psutil.Process(proc.pid).children(recursive=True)
+        for _ in range(20):
+            proc.send_signal(signal.SIGINT)
+            time.sleep(0.05)
+        err = proc.communicate(timeout=120)[1]
+        _, alive = psutil.wait_procs(family, timeout=15)
+    finally:
+        for p in [psutil.Process(proc.pid)] if proc.poll() is None else []:
+            p.kill()
+        for p in family:
+            try:
+                p.kill()
+            except psutil.Error:
+                pass
+    assert proc.returncode == 130 and err.strip().splitlines()[-1] == "clutrr generate: interrupted", err[-2000:]
+    assert "Traceback" not in err and "Check failed" not in err, err[-2000:]
+    assert alive == [], f"Ray processes outlived the run: {[p.name() for p in alive]}"
+    assert list(tmp_path.iterdir()) == []

@@ -44,6 +44,7 @@ import re
 import socket
 import ssl
 import sys
+import tempfile
 import threading
 import time
 import unicodedata
@@ -219,6 +220,7 @@ class ResponseCache:
         self._fd: int | None = None
         self._reserve: Path | None = None
         self.full = False  # a write failed for lack of space; no new request should start
+        self.overflow: Path | None = None  # answers that did not fit beside the cache, when the disk filled
         if self.path.is_dir():
             raise CacheError(f"the response cache {self.path} is a folder; give a file path with --cache")
         if self.path.exists():
@@ -334,8 +336,10 @@ class ResponseCache:
         """Store ``record`` under ``key``, written and synced to disk before returning.
 
         When the disk is full, the reserved space is given back and the write retried
-        (``full`` is then set, so the caller starts no new request); CacheError when the
-        record cannot be written at all. A failed write leaves no partial line.
+        (``full`` is then set, so the caller starts no new request); an answer that still
+        does not fit (a reply larger than the reserve) goes to :attr:`overflow`, a private
+        file of the temporary folder. CacheError when the record cannot be written at all.
+        A failed write leaves no partial line.
         """
         rec = {"key": key, **record}
         line = (json.dumps(rec, ensure_ascii=False) + "\n").encode("utf-8")
@@ -345,16 +349,34 @@ class ResponseCache:
             try:
                 self._append(line)
             except OSError as exc:
-                if exc.errno not in FULL_DISK or self._reserve is None:
+                if exc.errno not in FULL_DISK:
                     raise CacheError(f"cannot write the response cache {self.path} ({exc.strerror})") from None
-                self._reserve.unlink(missing_ok=True)
-                self._reserve = None
+                if self._reserve is not None:
+                    self._reserve.unlink(missing_ok=True)
+                    self._reserve = None
                 self.full = True
                 try:
                     self._append(line)
                 except OSError as again:
-                    raise CacheError(f"cannot write the response cache {self.path} ({again.strerror})") from None
+                    if again.errno not in FULL_DISK:
+                        raise CacheError(f"cannot write the response cache {self.path} ({again.strerror})") from None
+                    self._spill(line)
             self._entries[key] = rec
+
+    def _spill(self, line: bytes) -> None:
+        """Keep ``line`` in the overflow file (created 0600 in the temporary folder on first use)."""
+        try:
+            if self.overflow is None:
+                fd, name = tempfile.mkstemp(prefix=f"clutrr-{self.path.stem}-", suffix=".overflow.jsonl")
+                os.close(fd)
+                self.overflow = Path(name)
+            with open(self.overflow, "ab") as fh:
+                fh.write(line)
+                fh.flush()
+                os.fsync(fh.fileno())
+        except OSError as exc:
+            raise CacheError(f"the disk holding the response cache {self.path} is full, and an answer could not be "
+                             f"kept elsewhere either ({exc.strerror})") from None
 
     def _append(self, line: bytes) -> None:
         """Write ``line`` at the end and sync it; on failure cut the file back to where it was."""
@@ -628,8 +650,11 @@ class ChatClient:
         if failure is not None:
             raise failure
         if self.cache.full:
+            spilled = self.cache.overflow
+            where = "there" if spilled is None else (
+                f"there or, those that did not fit, in {spilled} (append it to the cache before the rerun)")
             raise CacheError(f"the disk holding the response cache {self.cache.path} is full; every answer received "
-                             f"({len(self.cache)} in all) is cached there: free some space and rerun to resume")
+                             f"({len(self.cache)} in all) is kept {where}: free some space and rerun to resume")
 
 
 class _Status(Exception):
