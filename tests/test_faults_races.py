@@ -203,3 +203,15 @@ def test_a_burst_of_ctrl_c_stops_a_ray_run_and_its_whole_cluster(tmp_path):
     assert "Traceback" not in err and "Check failed" not in err, err[-2000:]
     assert alive == [], f"Ray processes outlived the run: {[p.name() for p in alive]}"
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_jobs_of_a_shard_array_still_run_at_once(tmp_path):
+    """The output lock is for runs that replace the folder: ``--shard`` jobs share its work folder."""
+    args = ("generate", "--k", "2", "--train-rows", "3000", "--test-rows", "10", "--test-k", "2", "--quiet",
+            "--rows-per-shard", "500", "--out", str(tmp_path / "d"))
+    jobs = [start(*args, "--shard", str(i), "--num-shards", "2") for i in range(2)]
+    results = [finish(job) for job in jobs]
+    assert [r.returncode for r in results] == [0, 0], [r.stderr for r in results]
+    res = cli(*args, "--resume")
+    assert res.returncode == 0, res.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["d"]

@@ -120,13 +120,16 @@ def staging_dir(target: str | Path, force: bool, kind: str = DATASET, discard_ed
     return path
 
 
-def partial_dir(target: str | Path, force: bool, fingerprint: dict, discard_edits: bool = False) -> Path:
+def partial_dir(target: str | Path, force: bool, fingerprint: dict, discard_edits: bool = False,
+                lock: bool = True) -> Path:
     """The persistent work folder ``.NAME.partial`` beside ``target`` (for ``--resume`` and ``--shard``).
 
     It records ``fingerprint`` (what shapes the data); a folder left by a run with other
-    arguments is refused with UsageError, as for :func:`staging_dir`'s checks.
+    arguments is refused with UsageError, as for :func:`staging_dir`'s checks. ``lock`` False
+    (the jobs of a ``--shard`` array, which run at once and never replace the target) takes
+    no lock.
     """
-    real, parent = _check_target(target, force, DATASET, discard_edits)
+    real, parent = _check_target(target, force, DATASET, discard_edits, lock)
     remove_stale(parent, real.name)
     path = parent / f".{real.name}.partial"
     stamp = path / PARTIAL_STAMP
@@ -151,7 +154,8 @@ def check_output(target: str | Path, force: bool, kind: str = OUTPUT) -> None:
     check_replaceable(real, force, kind, target)
 
 
-def _check_target(target: str | Path, force: bool, kind: str, discard_edits: bool = False) -> tuple[Path, Path]:
+def _check_target(target: str | Path, force: bool, kind: str, discard_edits: bool = False,
+                  lock: bool = True) -> tuple[Path, Path]:
     """The real target and its parent folder (created), after taking the target's lock and
     checking the target may be replaced."""
     real = real_target(target)
@@ -162,7 +166,8 @@ def _check_target(target: str | Path, force: bool, kind: str, discard_edits: boo
         parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise _cannot_write(parent, exc) from None
-    lock_output(real, target)
+    if lock:
+        lock_output(real, target)
     check_replaceable(real, force, kind, target, discard_edits)
     return real, parent
 

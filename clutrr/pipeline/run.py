@@ -78,7 +78,7 @@ def write_dataset(spec: DatasetSpec, out: str | Path, workers: int = 1, force: b
         done = _finished(target, fingerprint, shards, force)
         if done is not None:
             return done
-    work = _work_store(target, force, keep, fingerprint, run.discard_edits)
+    work = _work_store(target, force, keep, fingerprint, run.discard_edits, lock=run.shard is None)
     ctx = TaskContext(spec.config, spec.seed, tuple(files), formats, work.location)
     workers = min(run.workers, task_count(spec, shards))  # never more workers than tasks
     try:
@@ -113,11 +113,12 @@ def write_dataset(spec: DatasetSpec, out: str | Path, workers: int = 1, force: b
     return config
 
 
-def _work_store(target: Store, force: bool, keep: bool, fingerprint: dict, discard_edits: bool = False) -> Store:
+def _work_store(target: Store, force: bool, keep: bool, fingerprint: dict, discard_edits: bool = False,
+                lock: bool = True) -> Store:
     """The run's work store beside the target, after checking the target may be written:
     a staging folder (or prefix), or the persistent ``.NAME.partial`` one for ``--resume`` and ``--shard``."""
     if isinstance(target, LocalStore):
-        return LocalStore(partial_dir(target.root, force, fingerprint, discard_edits) if keep
+        return LocalStore(partial_dir(target.root, force, fingerprint, discard_edits, lock) if keep
                           else staging_dir(target.root, force, DATASET, discard_edits))
     return partial_prefix(target, force, fingerprint, PARTIAL_STAMP) if keep else staging_prefix(target, force, PARTIAL_STAMP)
 
