@@ -152,3 +152,22 @@ def test_a_model_function_that_raises_is_one_line_and_its_answers_are_kept(data,
     assert oct(os.stat(kept).st_mode & 0o777) == oct(0o600)
     res = cli("eval", str(data), "--predictions", kept)
     assert res.returncode == 0 and "answer" in res.stdout, res.stderr
+
+
+def test_out_of_memory_advice_names_the_knobs_of_the_command(monkeypatch, capsys):
+    import argparse
+
+    from clutrr.commands import generate, probe
+    from clutrr.commands.console import run_command
+
+    def exhausted(*_):
+        raise MemoryError
+
+    monkeypatch.setattr(probe, "read_splits", exhausted)  # where a huge folder would exhaust memory
+    parser = argparse.ArgumentParser()
+    probe.add_arguments(parser)
+    assert run_command(probe.run, parser.parse_args(["d", "--kind", "word-permute"]), "clutrr probe") == 2
+    line = capsys.readouterr().err.strip()
+    assert line == "clutrr probe: error: out of memory; ask for less (a smaller --q, or a folder of fewer test rows)"
+    assert "--q" in probe.MEMORY_ADVICE and "--workers" in generate.MEMORY_ADVICE
+    assert "--q" in {a for action in parser._actions for a in action.option_strings}  # a knob probe has
