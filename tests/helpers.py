@@ -20,3 +20,12 @@ def generated_folder(tmp_path_factory, name: str, *args: str) -> Path:
     res = run_generate(*args, "--out", str(out))
     assert res.returncode == 0, res.stderr
     return out
+
+
+def one_line(res, *fragments: str) -> str:
+    """The single stderr line of a run that failed as promised (exit 2, no traceback), holding every fragment."""
+    lines = res.stderr.strip().splitlines()
+    assert res.returncode == 2 and len(lines) == 1 and "Traceback" not in res.stderr, res.stderr[-2000:]
+    for fragment in fragments:
+        assert fragment in lines[0], lines[0]
+    return lines[0]

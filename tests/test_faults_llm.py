@@ -13,6 +13,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from pathlib import Path
 
 import pytest
 
@@ -44,7 +45,7 @@ def one_line(res) -> str:
 
 
 def cache_lines(path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+    return [r for r in map(json.loads, path.read_text().splitlines()) if "key" in r] if path.exists() else []
 
 
 @pytest.mark.parametrize("code", [301, 302, 303, 307, 308])
@@ -253,3 +254,28 @@ def test_a_disk_too_full_for_the_answers_in_flight_is_refused_before_any_request
             "--cache", "FS/cache.jsonl"])
     assert rc == 2 and err.count("\n") == 1 and "no room for the response cache" in err, err
     assert server.seen == [] and ".cache.jsonl.reserve" not in listing
+
+
+class Huge(Recorder):
+    """Answers right, with a 150,000-character reasoning block: more than the reserve of one answer."""
+
+    def answer(self) -> None:
+        self.send_json(200, chat_reply("<think>" + "x" * 150_000 + "</think><answer>aunt</answer>"))
+
+
+@needs_small_fs
+def test_replies_larger_than_the_reserve_are_kept_when_the_disk_fills(data, tmp_path):
+    server = handler(Huge)
+    settings = ChatSettings("http://x", "m", concurrency=2, max_tokens=16)
+    leave = -(-settings.reserve_bytes() // 4096) * 4096 + 200 * 1024  # the reserve and one answer
+    with serve(server) as url:
+        rc, err, listing = in_small_fs(tmp_path, leave, [
+            sys.executable, "-m", "clutrr.cli", "eval", str(data), "--endpoint", url, "--model-name", "m",
+            "--cache", "FS/cache.jsonl", "--concurrency", "2", "--max-tokens", "16", "--retries", "0"])
+    assert rc == 2 and err.count("\n") == 1 and "Traceback" not in err, err
+    assert "is full" in err and "append it to the cache before the rerun" in err, err
+    spilled = Path(err.split("did not fit, in ")[1].split(" (append")[0])
+    kept, extra = cache_lines(tmp_path / "out" / "cache.jsonl"), cache_lines(spilled)
+    assert extra and len(kept) + len(extra) == len(server.seen)  # every answer paid for is kept somewhere
+    assert oct(spilled.stat().st_mode & 0o777) == oct(0o600)
+    spilled.unlink()

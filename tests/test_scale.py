@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from collections import Counter
@@ -13,6 +14,7 @@ from clutrr.baselines.data import load_dataset
 from clutrr.story.generator import GeneratorConfig
 from clutrr.io.csv_format import read_csv
 from clutrr.io.datadir import load_splits
+from clutrr.pipeline import parts, run as pipeline_run
 from clutrr.pipeline.run import write_dataset
 from clutrr.pipeline.spec import DatasetSpec, RunOptions
 from clutrr.io.formats import sha256_file
@@ -27,6 +29,21 @@ def _bytes(folder):
     return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
 
 
+class DieOnce:
+    """A test-only wrapper of ``write_piece``: the worker writing piece ``task`` exits abruptly
+    once (it creates ``marker``, which a retry finds). Production code has no such hook: the
+    tests put this in the place of the pipeline's ``write_piece``."""
+
+    def __init__(self, task: int, marker: str) -> None:
+        self.task, self.marker = task, marker
+
+    def __call__(self, ctx, piece):
+        if piece.task == self.task and not os.path.exists(self.marker):
+            open(self.marker, "w").close()
+            os._exit(3)
+        return parts.write_piece(ctx, piece)
+
+
 def _write(out, run=RunOptions(progress=False), spec=SPEC, rows_per_shard=1_000_000):
     return write_dataset(spec, out, formats=FORMATS, rows_per_shard=rows_per_shard, run=run)
 
@@ -39,7 +56,7 @@ def single(tmp_path_factory):
 
 
 def test_two_processes_give_the_bytes_of_one_even_when_a_worker_dies(single, tmp_path, monkeypatch):
-    monkeypatch.setenv("CLUTRR_FAULT_ONCE", f"1:{tmp_path / 'died'}")
+    monkeypatch.setattr(pipeline_run, "write_piece", DieOnce(1, str(tmp_path / "died")))
     _write(tmp_path / "d", RunOptions(workers=2, progress=False))
     assert (tmp_path / "died").exists(), "the fault hook did not fire"
     assert _bytes(tmp_path / "d") == _bytes(single)
@@ -47,9 +64,11 @@ def test_two_processes_give_the_bytes_of_one_even_when_a_worker_dies(single, tmp
 
 def test_ray_gives_the_bytes_of_one_process_after_a_task_fails(single, tmp_path, monkeypatch):
     ray = pytest.importorskip("ray", reason="ray is not installed: pip install 'clutrr[ray]'")
+    # Ray's workers import this module (by name, as the hook's class is pickled) from the tests folder
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(REPO / "tests"), os.environ.get("PYTHONPATH", "")]))
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     try:
-        monkeypatch.setenv("CLUTRR_FAULT_ONCE", f"2:{tmp_path / 'died'}")
+        monkeypatch.setattr(pipeline_run, "write_piece", DieOnce(2, str(tmp_path / "died")))
         _write(tmp_path / "d", RunOptions(engine="ray", workers=2, progress=False))
     finally:
         ray.shutdown()

@@ -22,8 +22,8 @@ from clutrr.eval.report import render_text
 from clutrr.eval.scoring import evaluate
 from clutrr.eval.writer import ITEMS, write_report
 from clutrr.io.staging import StagedDir
-from clutrr.llm.client import (APIS, DEFAULT_MAX_TOKENS, CacheError, ChatClient, ChatSettings, EndpointError,
-                               ResponseCache, check_url, default_cache_path)
+from clutrr.llm.client import (APIS, DEFAULT_MAX_TOKENS, MAX_TOKENS, CacheError, ChatClient, ChatSettings,
+                               EndpointError, ResponseCache, check_url, default_cache_path)
 from clutrr.llm.prompts import STYLES, PromptTemplate, build_form_messages
 
 T = TypeVar("T")
@@ -108,6 +108,11 @@ def _check_args(args: argparse.Namespace) -> None:
         raise UsageError(f"--shots must be non-negative, got {args.shots}")
     if args.concurrency < 1 or args.retries < 0 or args.timeout <= 0 or args.backoff < 0:
         raise UsageError("--concurrency must be >= 1, --retries and --backoff >= 0, --timeout > 0")
+    for flag, value, most in (("--timeout", args.timeout, 86400), ("--backoff", args.backoff, 3600),
+                              ("--max-tokens", args.max_tokens, MAX_TOKENS), ("--concurrency", args.concurrency, 256),
+                              ("--retries", args.retries, 100)):
+        if not value <= most:  # nan and inf too
+            raise UsageError(f"{flag} must be at most {most:,}, got {value}")
     if not 1 <= args.samples <= 1024:
         raise UsageError(f"--samples must be from 1 to 1024, got {args.samples}")
     if args.max_tokens < 1 or args.temperature < 0 or args.top_p is not None and not 0 < args.top_p <= 1:

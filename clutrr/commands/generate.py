@@ -8,8 +8,9 @@ import sys
 
 from clutrr.commands.console import Parser, run_command
 from clutrr.engines import engine_names
+from clutrr.engines.base import STALL_SECONDS
 from clutrr.engines.resources import capped_workers, usable_cpus
-from clutrr.io.ownership import FORCE_HELP
+from clutrr.io.ownership import DISCARD_EDITS_HELP, FORCE_HELP
 from clutrr.pipeline.run import write_dataset
 from clutrr.pipeline.spec import ROWS_PER_SHARD, DatasetSpec, RunOptions
 from clutrr.io.formats import parse_formats
@@ -24,6 +25,7 @@ from clutrr.render.placement import parse_depth
 
 NAME = "generate"
 HELP = "generate train/test splits of CLUTRR-style stories"
+MEMORY_ADVICE = "fewer rows or --workers, smaller families, shorter --context-words"
 
 
 def parse_ks(text: str, flag: str = "--k") -> tuple[int, ...]:
@@ -81,10 +83,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0, help="random seed: fixes every byte of the output (default 0)")
     p.add_argument("--out", default="data/clutrr", help="output directory (default data/clutrr)")
     p.add_argument("--force", action="store_true", help=FORCE_HELP)
+    p.add_argument("--discard-edits", action="store_true", help=DISCARD_EDITS_HELP)
     p.add_argument("--workers", type=int, default=None,
                    help="worker processes (local engine, default 1) or CPUs of a local Ray instance (default all);"
                         " at most the CPUs this process may use, and never more than the tasks; output is identical"
                         " for any number")
+    p.add_argument("--stall-timeout", type=float, default=STALL_SECONDS, metavar="SECONDS",
+                   help=f"with --workers above 1: when no task finishes for this long (a worker stopped or frozen),"
+                        f" the workers are killed and their tasks run again, at most 3 times (default {STALL_SECONDS:g})")
     p.add_argument("--oversubscribe", action="store_true",
                    help="allow --workers above the CPU count (still checked against the memory available)")
     p.add_argument("--engine", default="local", choices=engine_names(),
@@ -128,7 +134,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
-RUNTIME_ONLY = ("out", "workers", "oversubscribe", "force", "quiet", "command", "engine", "address", "shard", "num_shards", "resume")
+RUNTIME_ONLY = ("out", "workers", "oversubscribe", "stall_timeout", "force", "discard_edits", "quiet", "command", "engine", "address", "shard", "num_shards", "resume")
 
 
 def recorded_arguments(args: argparse.Namespace) -> dict:
@@ -172,11 +178,16 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--num-shards must be at least 1, got {args.num_shards}")
     # a job scheduler stops a job with SIGTERM: clean up (workers, work folder) as for Ctrl-C
     signal.signal(signal.SIGTERM, _interrupt)
+    if not 0 < args.stall_timeout <= 86400:  # nan and inf too
+        raise UsageError(f"--stall-timeout must be above 0 and at most 86,400 seconds, got {args.stall_timeout}")
+    if args.discard_edits and not args.force:
+        raise UsageError("--discard-edits goes with --force")
     if args.address is not None and args.engine != "ray":
         raise UsageError("--address names a Ray cluster: use it with --engine ray")
     workers = _workers(args)
     run = RunOptions(workers=workers, engine=args.engine, address=args.address, resume=args.resume,
-                     shard=None if args.shard is None else (args.shard, args.num_shards), progress=not args.quiet)
+                     shard=None if args.shard is None else (args.shard, args.num_shards), progress=not args.quiet,
+                     discard_edits=args.discard_edits, stall=args.stall_timeout)
     result = write_dataset(spec, args.out, force=args.force, args=recorded_arguments(args),
                            formats=parse_formats(args.format), rows_per_shard=args.rows_per_shard, run=run)
     if args.shard is not None:

@@ -16,8 +16,10 @@ from clutrr.diagnostics.probes import KINDS, THESIS_MIN_WORDS, THESIS_Q, Rerende
 from clutrr.diagnostics.progress import bar, read_splits
 
 NAME = "probe"
+MAX_Q = 10_000  # word-permute rows per story: the probe is q times its test files
 HELP = ("write probe test sets: sentence-shuffle, word-permute, gender-swap or entity-rename; or, with --acceptance, "
         "score a model's saved word-permute predictions (Sinha's permutation acceptance)")
+MEMORY_ADVICE = "a smaller --q, or a folder of fewer test rows"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -55,8 +57,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--figures goes with --acceptance")
     if args.kind not in KINDS:
         raise UsageError(f"unknown --kind {args.kind!r} (choose from {', '.join(KINDS)})")
-    if args.q < 1:
-        raise UsageError("--q must be at least 1")
+    if not 1 <= args.q <= MAX_Q:
+        raise UsageError(f"--q must be from 1 to {MAX_Q:,} (rows per story), got {args.q}")
     if args.min_words < 2:
         raise UsageError("--min-words must be at least 2 (a word permutation needs two words)")
     kb = load_kb(args.kb)

@@ -9,6 +9,7 @@ from pathlib import Path
 from clutrr.core.kb import load_kb
 from clutrr.diagnostics.progress import bar
 from clutrr.diagnostics.verify import VERDICTS, summarize, verify_file
+from clutrr.io.bounded import loads as bounded_loads
 from clutrr.io.datadir import count_rows
 from clutrr.io.staging import write_file
 from clutrr.errors import UsageError
@@ -46,7 +47,7 @@ def _check_report_path(path: Path) -> None:
     if not path.exists():
         return
     try:
-        doc = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+        doc = bounded_loads(path.read_text(encoding="utf-8")) if path.is_file() else None
     except (OSError, ValueError):
         doc = None
     if not (isinstance(doc, dict) and {"kb", "total", "files"} <= set(doc)):

@@ -206,14 +206,10 @@ def parse_kb(text: str, path: str = "<string>") -> KB:
         data = yaml.load(text, Loader=_UniqueKeyLoader)
     except yaml.YAMLError as exc:
         raise KBError(f"{path}:{yaml_error_line(exc)}") from None
-    if not isinstance(data, dict):
-        raise KBError(f"{path}: expected a mapping at the top level")
-    for key in ("name", "predicates", "rules"):
-        if key not in data:
-            raise KBError(f"{path}: missing top-level key {key!r}")
+    except RecursionError:
+        raise KBError(f"{path}: not a rules file (YAML nested too deeply)") from None
+    _check_shape(data, path)
     preds_raw = data["predicates"]
-    if not isinstance(preds_raw, dict) or not preds_raw:
-        raise KBError(f"{path}: 'predicates' must be a non-empty mapping")
     names = list(preds_raw)
     index = {n: i for i, n in enumerate(names)}
     predicates: list[Predicate] = []
@@ -284,6 +280,33 @@ def parse_kb(text: str, path: str = "<string>") -> KB:
         rules=rules,
         aliases=aliases,
     )
+
+
+def _check_shape(data: object, path: str) -> None:
+    """KBError unless ``data`` has the shape of a rules file: a mapping with a name, a non-empty
+    mapping of predicates (each a mapping of words, inverse, symmetric, define), a list of
+    rules and optional aliases."""
+    if not isinstance(data, dict):
+        raise KBError(f"{path}: expected a mapping at the top level")
+    for key in ("name", "predicates", "rules"):
+        if key not in data:
+            raise KBError(f"{path}: missing top-level key {key!r}")
+    preds = data["predicates"]
+    if not isinstance(preds, dict) or not preds:
+        raise KBError(f"{path}: 'predicates' must be a non-empty mapping")
+    for name, spec in preds.items():
+        if not isinstance(name, str) or not isinstance(spec, (dict, type(None))):
+            raise KBError(f"{path}: predicate {name!r} must be a name with a mapping (words, inverse, ...)")
+        spec = spec or {}
+        if not isinstance(spec.get("words") or {}, dict):
+            raise KBError(f"{path}: the words of predicate {name!r} must be a mapping of male: and female:")
+        for key in ("inverse", "define"):
+            if not isinstance(spec.get(key), (str, type(None))):
+                raise KBError(f"{path}: the {key} of predicate {name!r} must be a name")
+    if not isinstance(data["rules"], (list, type(None))):
+        raise KBError(f"{path}: 'rules' must be a list of 'r1 . r2 -> r' lines")
+    if not isinstance(data.get("aliases"), (dict, type(None))):
+        raise KBError(f"{path}: 'aliases' must be a mapping of word: word")
 
 
 def _rule_nodes(root: yaml.Node | None) -> list[int]:

@@ -6,6 +6,7 @@ from abc import ABC, abstractmethod
 from typing import Any, Callable, Iterable, Iterator
 
 MAX_RETRIES = 3
+STALL_SECONDS = 600.0  # no task finished for this long: the workers are frozen (SIGSTOP, swapped out)
 _NODE: list[str] = []  # set by an engine's worker wrapper (Ray: the node id)
 
 
@@ -27,7 +28,8 @@ class Engine(ABC):
     """Runs ``fn(context, task)`` for each task; subclasses decide where.
 
     ``workers`` is the number of parallel workers (for Ray on a cluster: ignored, the
-    cluster decides). A task whose worker dies is run again, at most ``max_retries`` times.
+    cluster decides). A task whose worker dies is run again, at most ``max_retries`` times;
+    so is every task in flight when no task has finished for ``stall`` seconds (local engine).
     ``prepare(context)``, when given, may be run by a worker before its first task (to warm caches).
     Use as a context manager so workers are released.
     """
@@ -35,8 +37,9 @@ class Engine(ABC):
     name = "engine"
 
     def __init__(self, workers: int = 1, address: str | None = None, max_retries: int = MAX_RETRIES,
-                 prepare: Callable[[Any], None] | None = None) -> None:
+                 prepare: Callable[[Any], None] | None = None, stall: float = STALL_SECONDS) -> None:
         self.workers = workers
+        self.stall = stall
         self.address = address
         self.max_retries = max_retries
         self.prepare = prepare

@@ -4,7 +4,10 @@ On Linux the workers are forked: the parent loads the KB and templates once (``p
 and every worker starts with them already in memory, in milliseconds. Elsewhere (where
 forking a process that has imported numpy is not safe) they are spawned and each loads
 them itself. A worker that dies breaks the pool; the engine then starts a new pool and
-resubmits the tasks in flight, so the parent never waits forever. Workers ignore Ctrl-C
+resubmits the tasks in flight, so the parent never waits forever; so it does when the
+workers made no progress for ``stall`` seconds (no task finished and, on Linux, no worker
+used any CPU time: a worker stopped by SIGSTOP, frozen or swapped out), after killing the
+workers (SIGKILL ends a stopped process too). Workers ignore Ctrl-C
 and take the default action on SIGTERM: the parent alone handles both and terminates
 them, so no worker prints a traceback. Workers die with their parent, however it ends
 (SIGKILL, the out-of-memory killer): on Linux the kernel sends them SIGKILL
@@ -22,10 +25,11 @@ import threading
 import time
 from collections import deque
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Callable, Iterable, Iterator
 
-from clutrr.engines.base import Engine, EngineError, window
+from clutrr.engines.base import STALL_SECONDS, Engine, EngineError, window
 from clutrr.engines.resources import check_memory
 
 PR_SET_PDEATHSIG = 1
@@ -81,10 +85,11 @@ class LocalEngine(Engine):
     name = "local"
 
     def __init__(self, workers: int = 1, address: str | None = None, max_retries: int = 3,
-                 prepare: Callable[[Any], None] | None = None) -> None:
-        super().__init__(workers, address, max_retries, prepare)
+                 prepare: Callable[[Any], None] | None = None, stall: float = STALL_SECONDS) -> None:
+        super().__init__(workers, address, max_retries, prepare, stall)
         check_memory(workers)
         self._pool: ProcessPoolExecutor | None = None
+        self._progress = time.monotonic()  # when a task last finished (or the pool started)
 
     def describe(self) -> str:
         return "1 process" if self.workers == 1 else f"{self.workers} local processes"
@@ -125,18 +130,26 @@ class LocalEngine(Engine):
         try:
             if self._pool is None:  # the initializer's context only warms caches; tasks carry their own
                 self._new_pool(context)
+            self._progress, last_cpu = time.monotonic(), None
             while True:
                 while len(pending) < window(self.workers):
                     item = next(todo, None)
                     if item is None:
                         break
-                    pending.append((*item, self._pool.submit(fn, context, item[1])))
+                    pending.append((*item, self._submit(fn, context, item[1])))
                 if not pending:
                     return
                 try:
-                    result = pending[0][2].result()
+                    result = pending[0][2].result(timeout=max(0.05, self._progress + self.stall - time.monotonic()))
                 except BrokenProcessPool:
                     self._restart(fn, context, pending, tries)
+                    continue
+                except FutureTimeout:
+                    cpu = self._cpu_ticks()
+                    if cpu != last_cpu:
+                        last_cpu, self._progress = cpu, time.monotonic()
+                    elif time.monotonic() - self._progress >= self.stall:
+                        self._stalled(fn, context, pending, tries)
                     continue
                 pending.popleft()
                 yield result
@@ -148,17 +161,51 @@ class LocalEngine(Engine):
             self.close()
             raise
 
-    def _restart(self, fn: Callable[[Any, Any], Any], context: Any, pending: deque, tries: dict[int, int]) -> None:
-        """A worker died: count a try for every task in flight, then resubmit them to a new pool."""
+    def _submit(self, fn: Callable[[Any, Any], Any], context: Any, task: Any):
+        """Submit one task; its end counts as progress."""
+        future = self._pool.submit(fn, context, task)
+        future.add_done_callback(self._progressed)
+        return future
+
+    def _cpu_ticks(self) -> int | None:
+        """The CPU time the workers used so far, in clock ticks (None where /proc is missing)."""
+        total = 0
+        for proc in list(getattr(self._pool, "_processes", {}).values()):
+            try:
+                with open(f"/proc/{proc.pid}/stat", "rb") as fh:
+                    fields = fh.read().rpartition(b")")[2].split()
+            except OSError:
+                return None
+            total += int(fields[11]) + int(fields[12])  # utime, stime
+        return total
+
+    def _progressed(self, future) -> None:
+        if not future.cancelled() and future.exception() is None:
+            self._progress = time.monotonic()
+
+    def _stalled(self, fn: Callable[[Any, Any], Any], context: Any, pending: deque, tries: dict[int, int]) -> None:
+        """No task finished for ``stall`` seconds: kill the workers, then run their tasks again."""
+        for proc in list(getattr(self._pool, "_processes", {}).values()):
+            if proc.is_alive():
+                proc.kill()
+        print(f"note: no task finished for {self.stall:g} s (a worker stopped, frozen or swapped out?): the workers "
+              "were killed and their tasks are run again", file=sys.stderr)
+        self._restart(fn, context, pending, tries, f"the workers made no progress for {self.stall:g} s",
+                      " (--stall-timeout sets this deadline)")
+
+    def _restart(self, fn: Callable[[Any, Any], Any], context: Any, pending: deque, tries: dict[int, int],
+                 what: str = "a worker process died", hint: str = "") -> None:
+        """A worker died (or stalled): count a try for every task in flight, then resubmit them to a new pool."""
         for seq, _, _ in pending:
             tries[seq] = tries.get(seq, 0) + 1
             if tries[seq] > self.max_retries:
-                raise EngineError(f"a worker process died {tries[seq]} times while task {seq} was running")
+                raise EngineError(f"{what} {tries[seq]} times while task {seq} was running{hint}")
         self.close()
         self._new_pool(context)
+        self._progress = time.monotonic()
         old = list(pending)
         pending.clear()
-        pending.extend((seq, task, self._pool.submit(fn, context, task)) for seq, task, _ in old)
+        pending.extend((seq, task, self._submit(fn, context, task)) for seq, task, _ in old)
 
     def close(self) -> None:
         pool, self._pool = self._pool, None

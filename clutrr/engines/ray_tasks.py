@@ -4,17 +4,23 @@ A task whose worker dies is retried by Ray (``max_retries``). If Ray is already 
 in this process (a notebook, a test), that instance is used and left running. Before
 connecting to a cluster, its address is checked to answer as a Ray head does (a gRPC
 server) within ``connect_timeout`` seconds: Ray itself would retry for minutes, logging.
+
+A local instance this engine started is shut down whatever ends the run: Ctrl-C or SIGTERM
+while it starts, while tasks run, or again and again while it shuts down (the signals are
+held back until the shutdown is over), and Ray processes it started that outlive
+``ray.shutdown`` (its dashboard and runtime-env agents) are killed after a short wait.
 """
 from __future__ import annotations
 
 import logging
 import os
+import signal
 import socket
 import time
 from collections import deque
 from typing import Any, Callable, Iterable, Iterator
 
-from clutrr.engines.base import Engine, EngineError, set_worker_node, window
+from clutrr.engines.base import STALL_SECONDS, Engine, EngineError, set_worker_node, window
 from clutrr.engines.resources import check_memory
 from clutrr.errors import UsageError
 
@@ -76,10 +82,11 @@ class RayEngine(Engine):
     name = "ray"
 
     def __init__(self, workers: int = 1, address: str | None = None, max_retries: int = 3,
-                 prepare: Callable[[Any], None] | None = None, connect_timeout: float = CONNECT_TIMEOUT) -> None:
+                 prepare: Callable[[Any], None] | None = None, connect_timeout: float = CONNECT_TIMEOUT,
+                 stall: float = STALL_SECONDS) -> None:
         if ray is None:
             raise UsageError("--engine ray needs Ray: pip install 'clutrr[ray]'")
-        super().__init__(workers, address, max_retries, prepare)
+        super().__init__(workers, address, max_retries, prepare, stall)
         self._owner = not ray.is_initialized()
         if self._owner:
             options: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False,
@@ -96,7 +103,11 @@ class RayEngine(Engine):
             try:
                 ray.init(**options)
             except (ConnectionError, ValueError, RuntimeError) as exc:
+                self.close()
                 raise UsageError(f"cannot start or reach Ray{f' at {address}' if address else ''}: {exc}") from None
+            except BaseException:  # Ctrl-C while Ray starts: stop what it started
+                self.close()
+                raise
         self.workers = max(1, int(ray.cluster_resources().get("CPU", workers)))
         self._remote = ray.remote(max_retries=max_retries)(_call)
 
@@ -129,6 +140,41 @@ class RayEngine(Engine):
                 ray.cancel(ref, force=True)
 
     def close(self) -> None:
-        if self._owner and ray.is_initialized():
-            ray.shutdown()
-        self._owner = False
+        if not self._owner:
+            return
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPS)  # a shutdown cut short leaves Ray running
+        try:
+            started = _ray_processes()
+            if ray.is_initialized():
+                ray.shutdown()
+            _end(started)
+            self._owner = False
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
+
+_STOPS = {signal.SIGINT, signal.SIGTERM}
+SHUTDOWN_WAIT = 2.0  # seconds Ray's own processes get to end after ray.shutdown before they are killed
+
+
+def _ray_processes() -> list:
+    """The processes below this one (Ray's, when this engine started Ray)."""
+    import psutil  # a dependency of Ray
+
+    try:
+        return psutil.Process().children(recursive=True)
+    except psutil.Error:
+        return []
+
+
+def _end(procs: list) -> None:
+    """Wait a little for ``procs`` to end, then kill those still running."""
+    import psutil
+
+    _, alive = psutil.wait_procs(procs, timeout=SHUTDOWN_WAIT)
+    for proc in alive:
+        try:
+            proc.kill()
+        except psutil.Error:
+            pass
+    psutil.wait_procs(alive, timeout=SHUTDOWN_WAIT)

@@ -12,13 +12,13 @@ needed: for k-shot examples, or to tell a prediction for a story left out from a
 from __future__ import annotations
 
 import fnmatch
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from clutrr.core.noise import TASK_OF_NOISE
 from clutrr.errors import UsageError
+from clutrr.io.bounded import loads as bounded_loads
 from clutrr.eval.items import make_item
 from clutrr.io.csv_format import StoryRow
 from clutrr.io.datadir import Split, read_split, split_paths
@@ -62,10 +62,13 @@ def _records(path: Path) -> dict[str, dict]:
         return {}
     out = {}
     with open(twin, encoding="utf-8") as fh:
-        for line in fh:
+        for n, line in enumerate(fh, 1):
             if line.strip():
-                rec = json.loads(line)
-                out[rec["id"]] = rec
+                try:
+                    rec = bounded_loads(line)
+                    out[str(rec["id"])] = rec
+                except (ValueError, KeyError, TypeError) as exc:
+                    raise UsageError(f"{twin}:{n}: not a story record ({type(exc).__name__}: {exc})") from None
     return out
 
 

@@ -7,7 +7,10 @@ Both turn an :class:`~clutrr.eval.data.EvalSet` into prediction records (``id``,
 from __future__ import annotations
 
 import importlib
+import json
+import os
 import sys
+import tempfile
 from collections.abc import Callable
 
 from tqdm import tqdm
@@ -63,12 +66,29 @@ def predict_with_callable(fn: Callable, data: EvalSet, batch_size: int = 64, nam
     with tqdm(total=len(data), unit="story", desc=name, disable=not progress, file=sys.stderr) as bar:
         for start in range(0, len(data), batch_size):
             batch = [data.item(i, answer=False) for i in range(start, min(len(data), start + batch_size))]
-            answers = list(fn(batch))
+            try:
+                answers = list(fn(batch))
+            except Exception as exc:  # the user's code: any exception is one line, the answers so far kept
+                raise UsageError(_raised(fn, exc, out, name)) from None
             if len(answers) != len(batch):
                 raise UsageError(f"{name} returned {len(answers)} answers for a batch of {len(batch)} items")
             out += [_record(item, a, name) for item, a in zip(batch, answers)]
             bar.update(len(batch))
     return out
+
+
+def _raised(fn: Callable, exc: Exception, done: list[dict], name: str) -> str:
+    """The message for a model function that raised, after keeping ``done`` (its answers so far)
+    in a private predictions file of the temporary folder."""
+    where = f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', repr(fn))}"
+    text = " ".join(str(exc).split())[:200]
+    line = f"--model {name}: {where} raised {type(exc).__name__}" + (f": {text}" if text else "")
+    if not done:
+        return line + "; no answers before it"
+    fd, path = tempfile.mkstemp(prefix=f"clutrr-{name}-", suffix=".partial.jsonl")
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.writelines(json.dumps(rec, ensure_ascii=False) + "\n" for rec in done)
+    return line + f"; its {len(done)} answers before it are kept in {path} (score them with --predictions)"
 
 
 def predict_with_endpoint(client: ChatClient, data: EvalSet, style: str = "tagged", shots: int = 0,

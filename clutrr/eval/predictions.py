@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from clutrr.errors import UsageError
+from clutrr.io.bounded import loads as bounded_loads
 from clutrr.eval.data import split_name
 
 SUFFIXES = (".jsonl", ".csv")
@@ -62,15 +63,14 @@ def _lines(fh, path: Path):
 
 
 def _jsonl(path: Path, default_split: str | None):
-    loads = json.loads
     with open(path, encoding="utf-8") as fh:
         for n, line in _lines(fh, path):
             if not line.strip():
                 continue
             try:
-                rec = loads(line)
-            except json.JSONDecodeError:
-                raise UsageError(f"{path}:{n}: not a JSON object") from None
+                rec = bounded_loads(line)
+            except ValueError as exc:
+                raise UsageError(f"{path}:{n}: not a JSON object ({exc})") from None
             yield record_prediction(rec, default_split, f"{path}:{n}", from_file=True)
 
 

@@ -8,11 +8,11 @@ folder the evaluation ran on, by file and id.
 """
 from __future__ import annotations
 
-import json
 import random
 from pathlib import Path
 
 from clutrr.errors import UsageError
+from clutrr.io.bounded import loads as bounded_loads
 from clutrr.graph.story import canonical_word, record_from_row
 from clutrr.core.records import StoryRow
 from clutrr.io.csv_format import RowParseError, read_csv
@@ -35,8 +35,8 @@ def read_items(path: str | Path) -> list[dict]:
         if not line.strip():
             continue
         try:
-            item = json.loads(line)
-        except json.JSONDecodeError:
+            item = bounded_loads(line)
+        except ValueError:
             raise UsageError(f"{path}: line {n} is not JSON") from None
         missing = [key for key in REQUIRED if not isinstance(item, dict) or key not in item]
         if missing:

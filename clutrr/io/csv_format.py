@@ -1,11 +1,11 @@
 """Read and write CLUTRR CSV files in the original schema (ours and the released ones).
 
 Python-literal fields (query, proof_state, story_edges, ...) are written with ``repr`` and
-read with ``ast.literal_eval``, as the original generator's files are.
+read with ``ast.literal_eval``, as the original generator's files are, through
+:func:`clutrr.io.bounded.literal` (bounded in size and depth) and checked for their shape.
 """
 from __future__ import annotations
 
-import ast
 import csv
 import io
 from collections import Counter
@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from clutrr.core.records import StoryRow
+from clutrr.io.bounded import literal
 
 COLUMNS = (
     "id", "story", "query", "text_query", "target", "text_target", "clean_story", "proof_state",
@@ -40,9 +41,28 @@ class RowParseError(ValueError):
 
 def _literal(text: str, name: str):
     try:
-        return ast.literal_eval(text)
-    except (ValueError, SyntaxError) as exc:
-        raise RowParseError(f"column {name!r} is not a Python literal: {text[:60]!r}") from exc
+        return literal(text)
+    except ValueError as exc:
+        raise RowParseError(f"column {name!r} is not a Python literal ({exc}): {text[:60]!r}") from None
+
+
+def _pairs(value: object, name: str) -> list[tuple[int, int]]:
+    """``value`` as a list of (int, int) pairs; RowParseError naming the column otherwise."""
+    if not isinstance(value, (list, tuple)) or not all(_is_pair(e) for e in value):
+        raise RowParseError(f"column {name!r} is not a list of (int, int) pairs")
+    return [tuple(e) for e in value]
+
+
+def _is_pair(value: object) -> bool:
+    return (isinstance(value, (list, tuple)) and len(value) == 2
+            and all(isinstance(i, int) and not isinstance(i, bool) for i in value))
+
+
+def _sequence(value: object, name: str) -> list[str]:
+    """``value`` as a list of strings; RowParseError naming the column otherwise."""
+    if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+        raise RowParseError(f"column {name!r} is not a list of strings")
+    return list(value)
 
 
 def parse_genders(text: str) -> list[tuple[str, str]]:
@@ -61,11 +81,11 @@ def parse_row(rec: dict[str, str]) -> StoryRow:
     missing = [c for c in COLUMNS if rec.get(c) is None]  # None: the row ends before the column
     if missing:
         raise RowParseError(f"missing columns {missing}")
-    query = _literal(rec["query"], "query")
-    edges = [tuple(e) for e in _literal(rec["story_edges"], "story_edges")]
-    types = list(_literal(rec["edge_types"], "edge_types"))
-    qedge = tuple(_literal(rec["query_edge"], "query_edge"))
-    text_target = _literal(rec["text_target"], "text_target") if rec["text_target"] else []
+    query = _sequence(_literal(rec["query"], "query"), "query")
+    edges = _pairs(_literal(rec["story_edges"], "story_edges"), "story_edges")
+    types = _sequence(_literal(rec["edge_types"], "edge_types"), "edge_types")
+    qedge = _pairs([_literal(rec["query_edge"], "query_edge")], "query_edge")[0]
+    text_target = _sequence(_literal(rec["text_target"], "text_target"), "text_target") if rec["text_target"] else []
     proof = _literal(rec["proof_state"], "proof_state") if rec["proof_state"] else []
     mapping = _literal(rec["node_mapping"], "node_mapping") if rec["node_mapping"] else {}
     genders = parse_genders(rec["genders"])

@@ -12,6 +12,8 @@ import json
 from pathlib import Path
 
 from clutrr.errors import UsageError
+from clutrr.io.bounded import loads as bounded_loads
+from clutrr.io.formats import sha256_file
 
 MARK = ".clutrr-output.json"
 DATASET = "dataset"
@@ -19,11 +21,12 @@ RELEASE = "release"
 OUTPUT = "output"
 _DATASET_FILES = ("manifest.json", "config.json")
 FORCE_HELP = "replace the output folder if clutrr wrote it and nothing was added since (any other folder is refused)"
+DISCARD_EDITS_HELP = "with --force: replace a dataset even if files in it were edited since clutrr wrote them"
 
 
 def _read_json(path: Path) -> dict | None:
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
+        doc = bounded_loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     return doc if isinstance(doc, dict) and doc.get("generator") == "clutrr" else None
@@ -56,10 +59,12 @@ def _entries(folder: Path) -> list[str]:
     return out
 
 
-def check_replaceable(target: Path, force: bool, kind: str, shown: str | Path | None = None) -> None:
+def check_replaceable(target: Path, force: bool, kind: str, shown: str | Path | None = None,
+                      discard_edits: bool = False) -> None:
     """UsageError unless ``target`` may be replaced by a new ``kind`` folder: it is absent or
     empty, or ``force`` is given and clutrr wrote it as a folder of that kind, with nothing
-    added since. ``shown`` is the path as the user wrote it (for the message)."""
+    added since, and (a dataset) no file edited since: each file's sha256 is the one its
+    manifest lists, unless ``discard_edits``. ``shown`` is the path as the user wrote it."""
     shown = target if shown is None else shown
     if target.exists() and not target.is_dir():
         raise UsageError(f"output path {shown} exists and is not a directory")
@@ -81,6 +86,24 @@ def check_replaceable(target: Path, force: bool, kind: str, shown: str | Path | 
         more = f" and {len(foreign) - 1} more" if len(foreign) > 1 else ""
         raise UsageError(f"refusing to replace {shown}: it holds {foreign[0]}{more}, which clutrr did not write; "
                          f"move {'them' if more else 'it'} out or choose another output folder")
+    edited = [] if found != DATASET or discard_edits else edited_files(target)
+    if edited:
+        more = f" and {len(edited) - 1} more" if len(edited) > 1 else ""
+        raise UsageError(f"refusing to replace {shown}: {edited[0]}{more} changed since clutrr wrote it (its sha256 is "
+                         "not the one in manifest.json); keep a copy, or add --discard-edits to replace it anyway")
+
+
+def edited_files(folder: Path) -> list[str]:
+    """The files of the dataset in ``folder`` whose bytes differ from its manifest's sha256."""
+    manifest = _read_json(folder / "manifest.json") or {}
+    out = []
+    for entry in manifest.get("files", []):
+        if not isinstance(entry, dict) or not isinstance(entry.get("file"), str):
+            continue
+        path = folder / entry["file"]
+        if path.is_file() and not path.is_symlink() and sha256_file(path) != entry.get("sha256"):
+            out.append(entry["file"])
+    return out
 
 
 def mark_output(folder: Path) -> None:

@@ -23,6 +23,7 @@ import secrets
 import socket
 
 from clutrr.errors import UsageError
+from clutrr.io.bounded import loads as bounded_loads
 from clutrr.io.store import Store, shown
 
 MANIFEST = "manifest.json"
@@ -32,7 +33,7 @@ DATASET_FILES = (MANIFEST, "config.json")
 def _dataset_files(target: Store) -> set[str] | None:
     """The files of the clutrr dataset at ``target`` (its manifest's and :data:`DATASET_FILES`), or None."""
     try:
-        doc = json.loads(target.read_text(MANIFEST))
+        doc = bounded_loads(target.read_text(MANIFEST))
     except (OSError, ValueError):
         return None
     if not isinstance(doc, dict) or doc.get("generator") != "clutrr" or not isinstance(doc.get("files"), list):

@@ -8,7 +8,10 @@ here, so a failure leaves nothing behind, and every one follows the same rules:
 - a target that is a symbolic link is written through: the folder it points to is replaced
   and the link stays; the current folder and the folders above it are refused;
 - staging folders are named ``.NAME.tmp-HOST-PID-XXXXXXXX``: a later run on the same host
-  removes those whose process is gone (killed, out of memory) and says so on stderr.
+  removes those whose process is gone (killed, out of memory) and says so on stderr;
+- one run at a time writes a folder (:mod:`clutrr.io.lock`), and the check that the target
+  may be replaced is made again, under that lock, right before and after it is moved aside:
+  a file the user added or edited meanwhile stops the replacement and is kept.
 """
 from __future__ import annotations
 
@@ -23,6 +26,7 @@ import tempfile
 from pathlib import Path
 
 from clutrr.errors import UsageError
+from clutrr.io.lock import lock_output, unlock_output
 from clutrr.io.ownership import DATASET, OUTPUT, check_replaceable, mark_output
 
 PARTIAL_STAMP = "fingerprint.json"
@@ -98,7 +102,7 @@ def remove_stale(parent: Path, name: str) -> list[Path]:
     return removed
 
 
-def staging_dir(target: str | Path, force: bool, kind: str = DATASET) -> Path:
+def staging_dir(target: str | Path, force: bool, kind: str = DATASET, discard_edits: bool = False) -> Path:
     """Check that ``target`` may be replaced by a ``kind`` folder and create a staging folder beside it.
 
     The folder gets the mode a plain ``mkdir`` would give (the user's umask), not the
@@ -106,7 +110,7 @@ def staging_dir(target: str | Path, force: bool, kind: str = DATASET) -> Path:
     the target is a file, a non-empty folder clutrr did not write (or without ``force``),
     or its parent cannot be written.
     """
-    real, parent = _check_target(target, force, kind)
+    real, parent = _check_target(target, force, kind, discard_edits)
     remove_stale(parent, real.name)
     try:
         path = Path(tempfile.mkdtemp(prefix=f".{real.name}.tmp-{_host()}-{os.getpid()}-", dir=parent))
@@ -116,13 +120,16 @@ def staging_dir(target: str | Path, force: bool, kind: str = DATASET) -> Path:
     return path
 
 
-def partial_dir(target: str | Path, force: bool, fingerprint: dict) -> Path:
+def partial_dir(target: str | Path, force: bool, fingerprint: dict, discard_edits: bool = False,
+                lock: bool = True) -> Path:
     """The persistent work folder ``.NAME.partial`` beside ``target`` (for ``--resume`` and ``--shard``).
 
     It records ``fingerprint`` (what shapes the data); a folder left by a run with other
-    arguments is refused with UsageError, as for :func:`staging_dir`'s checks.
+    arguments is refused with UsageError, as for :func:`staging_dir`'s checks. ``lock`` False
+    (the jobs of a ``--shard`` array, which run at once and never replace the target) takes
+    no lock.
     """
-    real, parent = _check_target(target, force, DATASET)
+    real, parent = _check_target(target, force, DATASET, discard_edits, lock)
     remove_stale(parent, real.name)
     path = parent / f".{real.name}.partial"
     stamp = path / PARTIAL_STAMP
@@ -139,32 +146,58 @@ def partial_dir(target: str | Path, force: bool, fingerprint: dict) -> Path:
 
 
 def check_output(target: str | Path, force: bool, kind: str = OUTPUT) -> None:
-    """UsageError unless ``target`` may become a ``kind`` output folder (see :func:`staging_dir`)."""
-    check_replaceable(real_target(target), force, kind, target)
-
-
-def _check_target(target: str | Path, force: bool, kind: str) -> tuple[Path, Path]:
-    """The real target and its parent folder (created), after checking the target may be replaced."""
+    """UsageError unless ``target`` may become a ``kind`` output folder (see :func:`staging_dir`);
+    takes its lock (:mod:`clutrr.io.lock`) when its parent folder exists."""
     real = real_target(target)
+    if real.parent.is_dir():
+        lock_output(real, target)
     check_replaceable(real, force, kind, target)
+
+
+def _check_target(target: str | Path, force: bool, kind: str, discard_edits: bool = False,
+                  lock: bool = True) -> tuple[Path, Path]:
+    """The real target and its parent folder (created), after taking the target's lock and
+    checking the target may be replaced."""
+    real = real_target(target)
+    if real.exists() and not real.is_dir():
+        check_replaceable(real, force, kind, target)
     parent = real.parent
     try:
         parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise _cannot_write(parent, exc) from None
+    if lock:
+        lock_output(real, target)
+    check_replaceable(real, force, kind, target, discard_edits)
     return real, parent
 
 
-def replace_dir(staged: Path, target: str | Path) -> None:
-    """Put ``staged`` in the place of ``target`` (through a symbolic link), removing what it held."""
+def replace_dir(staged: Path, target: str | Path, force: bool = False, kind: str | None = None,
+                discard_edits: bool = False) -> None:
+    """Put ``staged`` in the place of ``target`` (through a symbolic link), removing what it held.
+
+    Under the target's lock, the check of :func:`staging_dir` is made again right before the
+    target is moved aside, and on the moved folder before it is removed (UsageError, the
+    target put back, when the user added or edited a file since the run began; ``kind``
+    None: no check); the lock is released once the new folder is in place."""
     real = real_target(target)
+    lock_output(real, target)
     backup = None
     if real.exists():
+        if kind is not None:
+            check_replaceable(real, force, kind, target, discard_edits)
         backup = real.with_name(f".{real.name}.old-{_host()}-{os.getpid()}")
         real.rename(backup)
+        try:
+            if kind is not None:
+                check_replaceable(backup, force, kind, target, discard_edits)
+        except UsageError:
+            backup.rename(real)
+            raise
     staged.rename(real)
     if backup is not None:
         shutil.rmtree(backup, ignore_errors=True)
+    unlock_output(real)
 
 
 def write_file(path: str | Path, text: str) -> None:
@@ -191,15 +224,19 @@ class StagedDir:
 
     def __init__(self, target: str | Path, force: bool = False) -> None:
         self.target = Path(target)
+        self.force = force
         self.path = staging_dir(self.target, force, OUTPUT)
 
     def __enter__(self) -> "StagedDir":
         return self
 
     def __exit__(self, exc_type, exc, tb) -> None:
-        if exc_type is None:
-            self.commit()
-        shutil.rmtree(self.path, ignore_errors=True)
+        try:
+            if exc_type is None:
+                self.commit()
+        finally:
+            shutil.rmtree(self.path, ignore_errors=True)
+            unlock_output(real_target(self.target))
 
     def file(self, name: str) -> Path:
         """The staging path of output file ``name``."""
@@ -208,4 +245,4 @@ class StagedDir:
     def commit(self) -> None:
         """Record the staged files, then replace the target folder with them."""
         mark_output(self.path)
-        replace_dir(self.path, self.target)
+        replace_dir(self.path, self.target, self.force, OUTPUT)

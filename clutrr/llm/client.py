@@ -19,6 +19,13 @@ server, and returns the answer records. Safe by default:
   request starts, the requests in flight are waited for and cached, then the error is
   raised. Space for the answers in flight is reserved beside the cache, so a full disk
   stops the run without losing one.
+- **The cache is clutrr's and private.** A cache file starts with a header line; a file
+  without one (a user's notes given to ``--cache`` by mistake) is refused, never written
+  into. It is created 0600, its folder 0700 when clutrr creates it.
+- **Server text is shown safely.** An error body or a redirect target is printed with the
+  API key (and any ``Bearer`` token) masked and control characters escaped; a URL that
+  carries credentials (``http://user:KEY@host``) is refused. Replies are parsed with a
+  bound on their nesting depth.
 
 The cache key is the request body (model, prompt, sampling settings) with the sample
 index, not the URL, so a restarted or moved server reuses the answers, while each sample
@@ -30,16 +37,23 @@ import errno
 import hashlib
 import http.client
 import json
+import math
 import os
 import queue
+import re
 import socket
 import ssl
+import sys
+import tempfile
 import threading
 import time
+import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import urlsplit, urlunsplit
+
+from clutrr.io.bounded import loads as bounded_loads
 
 Messages = list[dict[str, str]]
 Prompt = Messages | str
@@ -47,6 +61,9 @@ APIS = ("chat", "completions")
 DEFAULT_MAX_TOKENS = 16384
 MAX_REPLY_BYTES = 64 << 20
 FULL_DISK = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
+MAX_TOKENS = 1 << 20  # --max-tokens above this is refused (its reserve alone would be gigabytes)
+CACHE_HEADER = {"clutrr": "llm-response-cache", "format": 1}
+_BEARER = re.compile(r"(?i)(bearer\s+|api[-_]?key[\"']?\s*[:=]\s*[\"']?)[^\s\"',;]+")
 
 
 class EndpointError(RuntimeError):
@@ -68,7 +85,53 @@ def check_url(url: str) -> str:
         raise ValueError(f"{url!r} is not an http(s) URL with a host, e.g. http://127.0.0.1:8000/v1")
     if port == 0:
         raise ValueError(f"{url!r} names port 0")
+    if parts.username is not None or parts.password is not None:
+        raise ValueError(f"{without_credentials(url)!r} carries credentials (user:password@); they are not sent: "
+                         "give the URL without them and the key in the variable --api-key-env names")
     return url
+
+
+def without_credentials(url: str) -> str:
+    """``url`` with any ``user:password@`` part replaced by ``***@``."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "<a URL that cannot be parsed>"
+    if "@" not in parts.netloc:
+        return url
+    return urlunsplit(parts._replace(netloc="***@" + parts.netloc.rpartition("@")[2]))
+
+
+def _mask(text: str, secret: str, shortest: int = 8) -> str:
+    """``text`` with every run of ``shortest`` or more characters that is also part of ``secret``
+    replaced by ``***`` (a server may echo a key cut short, or without its prefix)."""
+    out, i = [], 0
+    while i < len(text):
+        n = 0
+        while i + n < len(text) and text[i:i + n + 1] in secret:
+            n += 1
+        if n >= min(shortest, len(secret)):
+            out.append("***")
+            i += n
+        else:
+            out.append(text[i])
+            i += 1
+    return "".join(out)
+
+
+def safe_text(text: str, secrets: Sequence[str | None] = (), limit: int = 200) -> str:
+    """Text from a server made fit for one terminal line: the given secrets (and any part of
+    them of 8 characters or more), any Bearer token or api_key value masked, control and format characters escaped (``\\x1b``),
+    white space folded, at most ``limit`` characters."""
+    text = text[:4096]  # more is never shown
+    for secret in secrets:
+        if secret:
+            text = _mask(text, secret)
+    text = _BEARER.sub(lambda m: m.group(1) + "***", text)
+    text = " ".join(text.split())
+    text = "".join(c if c == " " or (c.isprintable() and unicodedata.category(c) != "Cf")
+                   else c.encode("unicode_escape").decode("ascii") for c in text)
+    return text[:limit]
 
 
 @dataclass
@@ -97,13 +160,15 @@ class ChatSettings:
 
     @property
     def endpoint(self) -> str:
-        """The full URL requests go to."""
-        base = self.url.rstrip("/")
+        """The full URL requests go to: the route appended to the URL's path, its query
+        string (``?api-version=...``) kept at the end."""
+        parts = urlsplit(self.url)
+        base = parts.path.rstrip("/")
         path = "/chat/completions" if self.api == "chat" else "/completions"
         for known in ("/chat/completions", "/completions"):
             if base.endswith(known):
                 base = base[: -len(known)]
-        return base + path
+        return urlunsplit(parts._replace(path=base + path, fragment=""))
 
     def body(self, prompt: Prompt, sample: int = 0) -> dict:
         """The request body for ``prompt`` (messages, or a text for completions) and sample index."""
@@ -140,10 +205,12 @@ def request_key(body: dict) -> str:
 class ResponseCache:
     """Answers by request key, kept in an append-only JSONL file.
 
-    A line is ``{"key": ..., "model": ..., "content": ..., "reasoning": ..., "finish_reason":
-    ..., "usage": ..., "sample": ...}``. A torn last line (a crash mid-write) is ignored on
-    reading and cut off before the next write. Safe to share between threads. Raises
-    CacheError when ``path`` is a folder or cannot be read.
+    The first line is :data:`CACHE_HEADER`; each other line is ``{"key": ..., "model": ...,
+    "content": ..., "reasoning": ..., "finish_reason": ..., "usage": ..., "sample": ...}``.
+    A torn last line (a crash mid-write) is ignored on reading and cut off before the next
+    write. Safe to share between threads. Raises CacheError when ``path`` is a folder,
+    cannot be read, or is not a cache clutrr made: a file whose first line is neither the
+    header nor an answer record (the caches of earlier versions had no header).
     """
 
     def __init__(self, path: str | Path) -> None:
@@ -153,20 +220,34 @@ class ResponseCache:
         self._fd: int | None = None
         self._reserve: Path | None = None
         self.full = False  # a write failed for lack of space; no new request should start
+        self.overflow: Path | None = None  # answers that did not fit beside the cache, when the disk filled
         if self.path.is_dir():
             raise CacheError(f"the response cache {self.path} is a folder; give a file path with --cache")
         if self.path.exists():
             try:
                 with open(self.path, "rb") as fh:
+                    self._check_ours(fh.readline(MAX_REPLY_BYTES))
+                    fh.seek(0)
                     for line in fh:
                         try:
-                            rec = json.loads(line)
+                            rec = bounded_loads(line)
                         except ValueError:
                             continue
-                        if isinstance(rec, dict) and "key" in rec:
+                        if isinstance(rec, dict) and isinstance(rec.get("key"), str):
                             self._entries[rec["key"]] = rec
             except OSError as exc:
                 raise CacheError(f"cannot read the response cache {self.path} ({exc.strerror})") from None
+
+    def _check_ours(self, first: bytes) -> None:
+        """CacheError unless ``first`` (the file's first line) is the header or an answer record."""
+        try:
+            rec = bounded_loads(first)
+        except ValueError:
+            rec = None
+        if rec == CACHE_HEADER or isinstance(rec, dict) and isinstance(rec.get("key"), str) and "content" in rec:
+            return
+        raise CacheError(f"refusing to use {self.path} as the response cache: clutrr did not make it (its first "
+                         "line is not a clutrr cache header); give a new file with --cache")
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -184,8 +265,8 @@ class ResponseCache:
         if self._fd is not None:
             return
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
+            self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            fd = self._create() if not self.path.exists() else os.open(self.path, os.O_RDWR | os.O_APPEND)
             size = os.lseek(fd, 0, os.SEEK_END)
             if size:
                 start = max(0, size - (1 << 20))
@@ -197,7 +278,8 @@ class ResponseCache:
         except OSError as exc:
             raise CacheError(f"cannot write the response cache {self.path} ({exc.strerror})") from None
         if reserve > 0:
-            spare = self.path.with_name(f".{self.path.name}.reserve")
+            self._remove_stale_reserves()
+            spare = self.path.with_name(f".{self.path.name}.reserve-{os.getpid()}")
             try:
                 with open(spare, "wb") as fh:
                     os.posix_fallocate(fh.fileno(), 0, reserve)
@@ -207,6 +289,39 @@ class ResponseCache:
                 self.close()
                 raise CacheError(f"no room for the response cache in {self.path.parent} ({exc.strerror}; "
                                  f"{reserve // 1024} KiB must be free for the answers in flight)") from None
+
+    def _create(self) -> int:
+        """Create the cache file (0600, never over an existing one) holding the header line; its descriptor."""
+        try:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o600)
+        except FileExistsError:  # another run made it just now: it must be a cache too
+            with open(self.path, "rb") as fh:
+                self._check_ours(fh.readline(MAX_REPLY_BYTES))
+            return os.open(self.path, os.O_RDWR | os.O_APPEND)
+        try:
+            os.write(fd, (json.dumps(CACHE_HEADER) + "\n").encode())
+            os.fsync(fd)
+        except OSError:
+            os.close(fd)
+            self.path.unlink(missing_ok=True)
+            raise
+        return fd
+
+    def _remove_stale_reserves(self) -> None:
+        """Remove the reserve files of runs that are gone (killed by a signal they could not
+        catch) and say so on stderr."""
+        pattern = re.compile(rf"^\.{re.escape(self.path.name)}\.reserve(?:-(\d+))?$")
+        try:
+            entries = list(self.path.parent.iterdir())
+        except OSError:
+            return
+        for spare in entries:
+            m = pattern.match(spare.name)
+            if not m or m.group(1) and _running(int(m.group(1))):
+                continue
+            spare.unlink(missing_ok=True)
+            print(f"removed {spare}, the disk space reserved by an earlier run that stopped before cleaning up",
+                  file=sys.stderr)
 
     def close(self) -> None:
         """Close the file and give the reserved space back."""
@@ -221,8 +336,10 @@ class ResponseCache:
         """Store ``record`` under ``key``, written and synced to disk before returning.
 
         When the disk is full, the reserved space is given back and the write retried
-        (``full`` is then set, so the caller starts no new request); CacheError when the
-        record cannot be written at all. A failed write leaves no partial line.
+        (``full`` is then set, so the caller starts no new request); an answer that still
+        does not fit (a reply larger than the reserve) goes to :attr:`overflow`, a private
+        file of the temporary folder. CacheError when the record cannot be written at all.
+        A failed write leaves no partial line.
         """
         rec = {"key": key, **record}
         line = (json.dumps(rec, ensure_ascii=False) + "\n").encode("utf-8")
@@ -232,16 +349,34 @@ class ResponseCache:
             try:
                 self._append(line)
             except OSError as exc:
-                if exc.errno not in FULL_DISK or self._reserve is None:
+                if exc.errno not in FULL_DISK:
                     raise CacheError(f"cannot write the response cache {self.path} ({exc.strerror})") from None
-                self._reserve.unlink(missing_ok=True)
-                self._reserve = None
+                if self._reserve is not None:
+                    self._reserve.unlink(missing_ok=True)
+                    self._reserve = None
                 self.full = True
                 try:
                     self._append(line)
                 except OSError as again:
-                    raise CacheError(f"cannot write the response cache {self.path} ({again.strerror})") from None
+                    if again.errno not in FULL_DISK:
+                        raise CacheError(f"cannot write the response cache {self.path} ({again.strerror})") from None
+                    self._spill(line)
             self._entries[key] = rec
+
+    def _spill(self, line: bytes) -> None:
+        """Keep ``line`` in the overflow file (created 0600 in the temporary folder on first use)."""
+        try:
+            if self.overflow is None:
+                fd, name = tempfile.mkstemp(prefix=f"clutrr-{self.path.stem}-", suffix=".overflow.jsonl")
+                os.close(fd)
+                self.overflow = Path(name)
+            with open(self.overflow, "ab") as fh:
+                fh.write(line)
+                fh.flush()
+                os.fsync(fh.fileno())
+        except OSError as exc:
+            raise CacheError(f"the disk holding the response cache {self.path} is full, and an answer could not be "
+                             f"kept elsewhere either ({exc.strerror})") from None
 
     def _append(self, line: bytes) -> None:
         """Write ``line`` at the end and sync it; on failure cut the file back to where it was."""
@@ -257,6 +392,17 @@ class ResponseCache:
             except OSError:
                 pass
             raise
+
+
+def _running(pid: int) -> bool:
+    """Whether process ``pid`` exists on this host."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def default_cache_path(model: str) -> Path:
@@ -305,8 +451,8 @@ class ChatClient:
                  sleep: Callable[[float], None] = time.sleep) -> None:
         if settings.concurrency < 1:
             raise ValueError("concurrency must be at least 1")
-        if settings.retries < 0 or settings.timeout <= 0 or settings.backoff < 0:
-            raise ValueError("retries and backoff must be non-negative and timeout positive")
+        if settings.retries < 0 or not 0 < settings.timeout < math.inf or not 0 <= settings.backoff < math.inf:
+            raise ValueError("retries and backoff must be non-negative and timeout positive, both finite")
         if settings.api not in APIS:
             raise ValueError(f"api must be one of {', '.join(APIS)}, got {settings.api!r}")
         check_url(settings.url)
@@ -357,13 +503,13 @@ class ChatClient:
             conn.close()
         payload = b"".join(chunks)
         if 300 <= resp.status < 400:
-            where = resp.getheader("Location") or "nowhere"
+            where = safe_text(resp.getheader("Location") or "nowhere", [s.api_key])
             raise EndpointError(f"{s.endpoint} answered with a redirect (HTTP {resp.status} to {where}); redirects are "
                                 "not followed, so the request and its key stay at the given URL: give the final "
                                 "URL with --endpoint")
         if resp.status >= 400:
-            raise _Status(resp.status, _error_text(payload), resp.getheader("Retry-After"))
-        return json.loads(payload.decode("utf-8"))
+            raise _Status(resp.status, _error_text(payload, s.api_key), resp.getheader("Retry-After"))
+        return bounded_loads(payload)
 
     def _parse(self, answer: object, sample: int) -> dict:
         """The cache record of a reply; EndpointError naming what is missing."""
@@ -408,8 +554,9 @@ class ChatClient:
                 problem = str(exc) or f"no complete reply within {s.timeout:g} s"
             except (OSError, http.client.HTTPException) as exc:
                 problem = str(getattr(exc, "strerror", None) or exc) or type(exc).__name__
-            except ValueError:
-                raise EndpointError(f"{s.endpoint} did not answer with JSON (is it an OpenAI-compatible server?)") from None
+            except ValueError as exc:
+                raise EndpointError(f"{s.endpoint} did not answer with usable JSON ({safe_text(str(exc), limit=80)}; "
+                                    "is it an OpenAI-compatible server?)") from None
             else:
                 try:
                     return self._parse(answer, sample)
@@ -503,8 +650,11 @@ class ChatClient:
         if failure is not None:
             raise failure
         if self.cache.full:
+            spilled = self.cache.overflow
+            where = "there" if spilled is None else (
+                f"there or, those that did not fit, in {spilled} (append it to the cache before the rerun)")
             raise CacheError(f"the disk holding the response cache {self.cache.path} is full; every answer received "
-                             f"({len(self.cache)} in all) is cached there: free some space and rerun to resume")
+                             f"({len(self.cache)} in all) is kept {where}: free some space and rerun to resume")
 
 
 class _Status(Exception):
@@ -515,12 +665,13 @@ class _Status(Exception):
         self.code, self.detail, self.retry_after = code, detail, retry_after
 
 
-def _error_text(payload: bytes) -> str:
+def _error_text(payload: bytes, api_key: str | None = None) -> str:
+    """The message of an error reply (its ``error.message`` when JSON), fit for one line with the key masked."""
     text = payload.decode("utf-8", "replace")
     try:
-        msg = json.loads(text).get("error", text)
+        msg = bounded_loads(text).get("error", text)
         if isinstance(msg, dict):
             msg = msg.get("message", "")
     except (ValueError, AttributeError):
         msg = text
-    return " ".join(str(msg).split())[:120]
+    return safe_text(str(msg), [api_key], limit=120)

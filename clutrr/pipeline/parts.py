@@ -14,10 +14,8 @@ from the worker to the store, never through the driver.
 """
 from __future__ import annotations
 
-import os
 from collections import Counter
 from dataclasses import replace
-from pathlib import Path
 
 from clutrr.engines import worker_node
 from clutrr.io import manifest as mf
@@ -29,16 +27,8 @@ from clutrr.pipeline.spec import task_size
 from clutrr.pipeline.tasks import TaskContext, add_counts, run_task
 
 
-def _fault(ctx: TaskContext, number: int) -> None:
-    """The test hook of :func:`clutrr.pipeline.tasks.fault_from_env`: die once on task ``number``."""
-    if ctx.fault and ctx.fault[0] == number and not Path(ctx.fault[1]).exists():
-        Path(ctx.fault[1]).touch()
-        os._exit(3)
-
-
 def write_piece(ctx: TaskContext, piece: Piece) -> dict:
     """Generate and write one piece (see the module's doc); its record."""
-    _fault(ctx, piece.task)
     work = open_store(ctx.work)
     shard, whole = piece.shard, piece.count == 1
     names = mf.shard_files(shard, ctx.formats) if whole else \

@@ -30,11 +30,13 @@ from clutrr.io.dedupe import PatternCounts, StoryHashes, bucket_count, hash_reco
 from clutrr.io.prefixes import commit_prefix, partial_prefix, staging_prefix
 from clutrr.io.rows import Task, TaskResult
 from clutrr.io.shards import LogicalFile, Shard, plan_shards
-from clutrr.io.staging import PARTIAL_STAMP, partial_dir, replace_dir, staging_dir
+from clutrr.io.lock import unlock_output
+from clutrr.io.ownership import DATASET
+from clutrr.io.staging import PARTIAL_STAMP, partial_dir, real_target, replace_dir, staging_dir
 from clutrr.io.store import LocalStore, Store, local_path, open_store
 from clutrr.pipeline.parts import join_file, rewrite_rows, seal_shard, write_piece
-from clutrr.pipeline.spec import ROWS_PER_SHARD, DatasetSpec, RunOptions, plan_pieces, task_size
-from clutrr.pipeline.tasks import RowFailure, TaskContext, add_counts, fault_from_env, prepare, run_task, text_measures
+from clutrr.pipeline.spec import MAX_SHARDS, ROWS_PER_SHARD, DatasetSpec, RunOptions, plan_pieces, task_size
+from clutrr.pipeline.tasks import RowFailure, TaskContext, add_counts, prepare, run_task, text_measures
 from clutrr.render.measures import filled_clauses
 from clutrr.render.usable import usable_bank
 from clutrr.story.long_context import context_measures
@@ -60,6 +62,10 @@ def write_dataset(spec: DatasetSpec, out: str | Path, workers: int = 1, force: b
         raise UsageError(f"--rows-per-shard must be at least 1, got {rows_per_shard}")
     target = open_store(out)
     files = spec.logical_files()
+    count = sum(max(1, -(-f.rows // rows_per_shard)) for f in files)
+    if count > MAX_SHARDS:
+        raise UsageError(f"--rows-per-shard {rows_per_shard} cuts the files into {count:,} shards, more than the "
+                         f"{MAX_SHARDS:,} supported: raise --rows-per-shard")
     shards = plan_shards(files, rows_per_shard)
     if run.shard is not None:
         i, n = run.shard
@@ -72,11 +78,12 @@ def write_dataset(spec: DatasetSpec, out: str | Path, workers: int = 1, force: b
         done = _finished(target, fingerprint, shards, force)
         if done is not None:
             return done
-    work = _work_store(target, force, keep, fingerprint)
-    ctx = TaskContext(spec.config, spec.seed, tuple(files), formats, fault_from_env(), work.location)
+    work = _work_store(target, force, keep, fingerprint, run.discard_edits, lock=run.shard is None)
+    ctx = TaskContext(spec.config, spec.seed, tuple(files), formats, work.location)
     workers = min(run.workers, task_count(spec, shards))  # never more workers than tasks
     try:
-        with create_engine(run.engine, workers=workers, address=run.address, prepare=prepare) as engine:
+        with create_engine(run.engine, workers=workers, address=run.address, prepare=prepare,
+                           stall=run.stall) as engine:
             engine.start(ctx)  # the KB and templates are loaded (in this process first, when workers are forked)
             check_feasible(spec, ctx, engine)
             mine = shards if run.shard is None else [s for s in shards if s.global_number % run.shard[1] == run.shard[0]]
@@ -91,7 +98,7 @@ def write_dataset(spec: DatasetSpec, out: str | Path, workers: int = 1, force: b
         work.remove_tree(mf.PARTS)
         work.remove(PARTIAL_STAMP)
         if isinstance(work, LocalStore):
-            replace_dir(work.root, local_path(out))
+            replace_dir(work.root, local_path(out), force, DATASET, run.discard_edits)
         else:
             commit_prefix(work, target, force)
     except RowFailure as exc:
@@ -100,14 +107,19 @@ def write_dataset(spec: DatasetSpec, out: str | Path, workers: int = 1, force: b
     except BaseException:
         _discard(work, keep)
         raise
+    finally:
+        if isinstance(target, LocalStore):
+            unlock_output(real_target(target.root))
     return config
 
 
-def _work_store(target: Store, force: bool, keep: bool, fingerprint: dict) -> Store:
+def _work_store(target: Store, force: bool, keep: bool, fingerprint: dict, discard_edits: bool = False,
+                lock: bool = True) -> Store:
     """The run's work store beside the target, after checking the target may be written:
     a staging folder (or prefix), or the persistent ``.NAME.partial`` one for ``--resume`` and ``--shard``."""
     if isinstance(target, LocalStore):
-        return LocalStore(partial_dir(target.root, force, fingerprint) if keep else staging_dir(target.root, force))
+        return LocalStore(partial_dir(target.root, force, fingerprint, discard_edits, lock) if keep
+                          else staging_dir(target.root, force, DATASET, discard_edits))
     return partial_prefix(target, force, fingerprint, PARTIAL_STAMP) if keep else staging_prefix(target, force, PARTIAL_STAMP)
 
 
@@ -167,7 +179,7 @@ def check_feasible(spec: DatasetSpec, ctx: TaskContext, engine: Engine) -> None:
 
     The rows are built by the engine's workers.
     """
-    probe = replace(ctx, formats=(), fault=None)
+    probe = replace(ctx, formats=())
     tasks = [Task(-1, f.number, (i * f.rows_per_k,)) for f in ctx.files for i in range(len(f.ks))]
     for _ in engine.imap(run_task, probe, tasks):
         pass

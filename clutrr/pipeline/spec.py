@@ -10,10 +10,13 @@ from dataclasses import dataclass, field
 
 from clutrr.story.generator import GeneratorConfig, check_request
 from clutrr.core.memory import task_of
+from clutrr.engines.base import STALL_SECONDS
 from clutrr.errors import UsageError
 from clutrr.io.shards import LogicalFile, Piece, Shard
 
 ROWS_PER_SHARD = 1_000_000
+MAX_ROWS = 1_000_000_000  # rows per file: --train-rows, --test-rows
+MAX_SHARDS = 100_000  # shards of a whole run
 PIECES_PER_WORKER = 2  # a piece takes this share of the rows left per worker (guided self-scheduling)
 
 
@@ -34,6 +37,9 @@ class DatasetSpec:
         """Raise UsageError for the first bad argument."""
         if self.train_rows < 1 or self.test_rows < 1:
             raise UsageError(f"row counts must be positive, got train {self.train_rows}, test {self.test_rows}")
+        for flag, rows in (("--train-rows", self.train_rows), ("--test-rows", self.test_rows)):
+            if rows > MAX_ROWS:
+                raise UsageError(f"{flag} must be at most {MAX_ROWS:,} (rows per file), got {rows}")
         if not self.train_k and not self.test_k:
             raise UsageError("nothing to generate: no train or test lengths")
         self.config.validate()
@@ -78,6 +84,8 @@ class RunOptions:
     resume: bool = False
     shard: tuple[int, int] | None = None  # (I, N): only shards s with s % N == I, no assembly
     progress: bool = True
+    discard_edits: bool = False  # with force: replace a dataset whose files were edited since it was written
+    stall: float = STALL_SECONDS  # no task finished for this long: the workers are killed, their tasks rerun
 
 
 TASK_WORDS = 400_000  # most story words in one task (long contexts)

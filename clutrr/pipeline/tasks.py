@@ -6,7 +6,6 @@ context every task shares (:class:`TaskContext`) is small and shipped with each 
 """
 from __future__ import annotations
 
-import os
 from collections import Counter
 from dataclasses import dataclass
 
@@ -18,8 +17,6 @@ from clutrr.io.rows import Task, TaskResult, json_line, story_hash
 from clutrr.io.shards import LogicalFile
 from clutrr.render.measures import TextTally
 
-FAULT_ENV = "CLUTRR_FAULT_ONCE"
-
 
 @dataclass(frozen=True)
 class TaskContext:
@@ -29,7 +26,6 @@ class TaskContext:
     seed: int
     files: tuple[LogicalFile, ...]
     formats: tuple[str, ...]
-    fault: tuple[int, str] | None = None  # (task number, marker file): see fault_from_env
     work: str = ""  # the location of the run's work store (a folder or URL), where workers write
 
 
@@ -39,17 +35,6 @@ class RowFailure(Exception):
     def __init__(self, k: int, noise: str, split: str) -> None:
         super().__init__(k, noise, split)
         self.k, self.noise, self.split = k, noise, split
-
-
-def fault_from_env() -> tuple[int, str] | None:
-    """Test hook: ``CLUTRR_FAULT_ONCE=N:PATH`` makes the worker writing piece N (its ``task``
-    number) exit abruptly once (it creates PATH, and a retry finds it). Used to prove that
-    retries give the same bytes."""
-    value = os.environ.get(FAULT_ENV)
-    if not value:
-        return None
-    number, _, path = value.partition(":")
-    return int(number), path
 
 
 def prepare(ctx: TaskContext) -> None:
