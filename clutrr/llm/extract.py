@@ -731,34 +731,54 @@ NEGATION_WORDS = ("no", "n't", "never", "neither", "rather", "instead")  # one o
 NEGATION_TRIGGER = re.compile("|".join(re.escape(w) for w in NEGATION_WORDS), re.I)
 
 
+def _last_negation(window: str) -> int:
+    """Where the last negation reaching the end of ``window`` starts (-1: none). Each starts
+    with one of the trigger words, so only those places are tried."""
+    for m in reversed(list(NEGATION_TRIGGER.finditer(window))):
+        if NEGATION.match(window, m.start()):
+            return m.start()
+    return -1
+
+
 def negated(text: str, end: int, start: int = 0) -> bool:
     """Whether the relation word at ``end`` of ``text`` is negated ("not his sister"),
     reading no further back than ``start``."""
     window = before(text, end, NEGATION_WINDOW)
     if end - len(window) < start:
         window = text[start:end]
-    low = window.lower()
-    return any(word in low for word in NEGATION_WORDS) and NEGATION.search(window) is not None
+    return _last_negation(window) >= 0
+
+
+def negation_start(text: str, end: int) -> int:
+    """Where the last negation of the relation word at ``end`` starts in ``text`` (-1: none):
+    read no further back than a ``start`` at a word's beginning, the word is negated exactly
+    when this is at least ``start``."""
+    window = before(text, end, NEGATION_WINDOW)
+    found = _last_negation(window)
+    return -1 if found < 0 else end - len(window) + found
 
 
 @lru_cache(maxsize=4096)
-def _mentions(text: str, vocab: Vocabulary) -> tuple[tuple[Mention, ...], tuple[Mention, ...], tuple[bool, ...]]:
-    """The mentions of ``text``, those not negated, and for each mention whether it or a
-    later one is not negated."""
+def _mentions(text: str, vocab: Vocabulary) -> tuple[tuple[Mention, ...], tuple[Mention, ...], tuple[bool, ...],
+                                                     dict[int, int], list[int]]:
+    """The mentions of ``text``, those not negated, for each mention whether it or a later one
+    is not negated, :func:`negation_start` of each mention by its start, and their starts."""
     mentions = vocab.mentions(text)
-    if len(mentions) > 8:  # where a negation may stand, found once: most mentions have none in reach
-        near = [m.end() for m in NEGATION_TRIGGER.finditer(text)]
-        live = [m for m in mentions
-                if bisect_left(near, m.start - NEGATION_WINDOW) == bisect_left(near, m.start + 1)
-                or not negated(text, m.start)]
-    else:
-        live = [m for m in mentions if not negated(text, m.start)]
+    # where a negation may stand, found once: most mentions of a long text have none in reach
+    near = [m.end() for m in NEGATION_TRIGGER.finditer(text)] if len(mentions) > 8 else None
+    negations: dict[int, int] = {}
+    for m in mentions:
+        if near is not None and bisect_left(near, m.start - NEGATION_WINDOW) == bisect_left(near, m.start + 1):
+            negations[m.start] = -1
+        else:
+            negations[m.start] = negation_start(text, m.start)
+    live = [m for m in mentions if negations[m.start] < 0]
     later, flags, at = False, [], len(live) - 1
     for m in reversed(mentions):
         if at >= 0 and live[at] is m:
             later, at = True, at - 1
         flags.append(later)
-    return tuple(mentions), tuple(live), tuple(reversed(flags))
+    return tuple(mentions), tuple(live), tuple(reversed(flags)), negations, [m.start for m in mentions]
 
 
 def _live(text: str, vocab: Vocabulary) -> tuple[Mention, ...]:
@@ -769,10 +789,10 @@ def _live(text: str, vocab: Vocabulary) -> tuple[Mention, ...]:
 def _live_after(text: str, start: int, vocab: Vocabulary) -> bool:
     """Whether ``text[start:]`` names a relation that is not negated, without slicing or
     scanning ``text`` again (a run-on reply has thousands of conclusion markers)."""
-    mentions, _, live_from = _mentions(text, vocab)
-    j = bisect_left(mentions, start, key=lambda m: m.start)
+    mentions, _, live_from, negations, starts = _mentions(text, vocab)
+    j = bisect_left(starts, start)
     while j < len(mentions) and mentions[j].start < start + NEGATION_WINDOW + 1:
-        if not negated(text, mentions[j].start, start):
+        if negations[mentions[j].start] < start:
             return True
         j += 1
     return j < len(mentions) and live_from[j]
