@@ -100,6 +100,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="keep finished shards when stopped, and skip shards already finished by an earlier run")
     p.add_argument("--kb", default="kinship",
                    help="KB: kinship (default), kinship-blood, or a rules file marked sound (clutrr_v1 is not)")
+    p.add_argument("--kinship", default=None, metavar="NAME|PATH",
+                   help="tell stories in a kinship system's terms: a built-in terminology (eskimo, hawaiian, "
+                        "sudanese, iroquois, dravidian, crow, omaha) or a terminology file; its rules are derived "
+                        "and proved sound, and its own one-fact sentences replace the default templates")
     p.add_argument("--templates", default="paraphrase", help="templates: paraphrase (the bank), synthetic (one plain sentence per fact), or a YAML/AMT JSON path (default paraphrase)")
     p.add_argument("--fallback-templates", default="paraphrase",
                    help="bank that fills the one-fact clauses --templates lacks (default paraphrase; none: no filling)")
@@ -141,17 +145,43 @@ def spec_from_args(args: argparse.Namespace) -> DatasetSpec:
     if len(noise) != 1:
         raise UsageError("--noise takes exactly one noise type")
     test_noise = parse_noise(args.test_noise) if args.test_noise is not None else noise
+    kb, templates, fallback = kinship_choice(args)
     config = GeneratorConfig(
-        kb=args.kb,
+        kb=kb,
         family=FamilyConfig(args.generations, args.min_children, args.max_children, args.p_marry, args.p_female),
-        noise_facts=args.noise_facts, holdout=args.holdout, templates=args.templates,
-        fallback_templates=args.fallback_templates, template_split=not args.no_template_split, max_piece=args.max_piece, brackets=not args.no_brackets,
+        noise_facts=args.noise_facts, holdout=args.holdout, templates=templates,
+        fallback_templates=fallback, template_split=not args.no_template_split, max_piece=args.max_piece, brackets=not args.no_brackets,
         relations=args.relations, query=args.query, context_words=args.context_words, depth=depth_arg(args.depth),
     )
     return DatasetSpec(
         train_k=parse_ks(args.k), test_k=parse_ks(args.test_k, "--test-k"), noise=noise[0], test_noise=test_noise,
         train_rows=args.train_rows, test_rows=args.test_rows, seed=args.seed, config=config,
     )
+
+
+def kb_argument(args: argparse.Namespace) -> str:
+    """The KB of ``--kb`` or, with ``--kinship``, the compiled KB of the terminology."""
+    kinship = getattr(args, "kinship", None)
+    if kinship is None:
+        return args.kb
+    if args.kb != "kinship":
+        raise UsageError("--kinship sets the KB: leave out --kb")
+    from clutrr.kinship.derive import kinship_kb_path
+
+    return kinship_kb_path(kinship)
+
+
+def kinship_choice(args: argparse.Namespace) -> tuple[str, str, str]:
+    """(KB, templates, fallback templates) of the arguments: with ``--kinship``, the compiled KB of
+    the terminology and its own sentences (unless other --templates are given), no fallback."""
+    kb = kb_argument(args)
+    if args.kinship is None:
+        return kb, args.templates, args.fallback_templates
+    from clutrr.kinship.derive import kinship_bank_path
+
+    default = args.templates == "paraphrase"
+    return (kb, kinship_bank_path(args.kinship) if default else args.templates,
+            "none" if default else args.fallback_templates)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -44,11 +44,16 @@ _UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG,
 
 @dataclass(frozen=True)
 class Predicate:
-    """A gender-neutral relation such as ``child``, with its gendered surface words."""
+    """A gender-neutral relation such as ``child``, with its gendered surface words.
+
+    In a KB compiled from a kinship terminology (:mod:`clutrr.kinship`) a predicate is one
+    term: its word is the same for both genders, or missing (None) for a gender the term
+    never names.
+    """
 
     name: str
     index: int
-    words: tuple[str, str]
+    words: tuple[str | None, str | None]
     inverse: int  # -1 when the KB declares none
     definition: str | None
 
@@ -72,7 +77,8 @@ class KB:
         self.word_index: dict[str, tuple[int, int]] = {}
         for p in self.predicates:
             for g, w in enumerate(p.words):
-                self.word_index[w] = (p.index, g)
+                if w is not None and w not in self.word_index:  # a word of both genders: its male entry
+                    self.word_index[w] = (p.index, g)
         for alias, word in self.aliases.items():
             self.word_index[alias] = self.word_index[word]
         n = len(self.predicates)
@@ -92,8 +98,12 @@ class KB:
 
     @property
     def words(self) -> list[str]:
-        """All gendered relation words (the label vocabulary), predicate by predicate."""
-        return [w for p in self.predicates for w in p.words]
+        """All gendered relation words (the label vocabulary), predicate by predicate, each once."""
+        return list(dict.fromkeys(w for p in self.predicates for w in p.words if w is not None))
+
+    def word_types(self) -> list[tuple[int, int]]:
+        """Every (predicate, gender) that has a word, in word order."""
+        return [(p.index, g) for p in self.predicates for g in (0, 1) if p.words[g] is not None]
 
     def word(self, pred: int, gender: int) -> str:
         """The word for predicate ``pred`` when the person who is that relation has ``gender``."""
@@ -218,15 +228,18 @@ def parse_kb(text: str, path: str = "<string>") -> KB:
     index = {n: i for i, n in enumerate(names)}
     predicates: list[Predicate] = []
     seen_words: dict[str, str] = {}
+    terminology = data.get("terminology") is not None  # compiled from a terminology: one word per term
     for name, spec in preds_raw.items():
         spec = spec or {}
         words = spec.get("words") or {}
         for g in GENDERS:
-            if not words.get(g):
+            if not words.get(g) and not (terminology and any(words.get(h) for h in GENDERS)):
                 raise KBError(f"{path}: predicate {name!r} has no {g} word")
         for g in GENDERS:
+            if not words.get(g):
+                continue
             w = str(words[g])
-            if w in seen_words:
+            if seen_words.get(w, name) != name or (w in seen_words and not terminology):
                 raise KBError(f"{path}: word {w!r} is used by both {seen_words[w]!r} and {name!r}")
             seen_words[w] = name
         if spec.get("symmetric"):
@@ -239,7 +252,7 @@ def parse_kb(text: str, path: str = "<string>") -> KB:
                 raise KBError(f"{path}: predicate {name!r} has unknown inverse {inverse!r}")
         predicates.append(
             Predicate(
-                name, index[name], (str(words["male"]), str(words["female"])),
+                name, index[name], tuple(str(words[g]) if words.get(g) else None for g in GENDERS),
                 -1 if inverse is None else index[inverse], spec.get("define"),
             )
         )

@@ -34,7 +34,7 @@ def row_facts(kb: KB, row: StoryRow) -> list[tuple[int, int, int]]:
     facts = []
     for (a, b), word in zip(row.story_edges, row.edge_types):
         pred, g = kb.parse_word(word)
-        if GENDERS[g] != genders[b]:
+        if genders[b] not in GENDERS or kb.word(pred, g) != kb.word(pred, GENDERS.index(genders[b])):
             raise ValueError(f"word {word!r} does not fit the gender of {row.genders[b][0]}")
         facts.append((a, pred, b))
     return facts
