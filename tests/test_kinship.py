@@ -129,3 +129,55 @@ def test_generate_in_a_systems_terms_and_verify(tmp_path, capsys):
     assert "uniquely entailed: 40/40 (100.0%)" in capsys.readouterr().out
     # under the English terms the same files do not parse: the words differ in meaning
     assert main(["verify", str(out), "--kinship", ENGLISH]) == 1
+
+
+def test_kin_type_is_the_shortest_path_with_ties_broken_by_letter_order():
+    from clutrr.core.family import Family
+    from clutrr.kinship.kintypes import kin_type
+
+    # 0 m + 1 f: children 2 m (wife 4) and 3 f (husband 6); 5 m is 2's son, 7 f is 3's daughter
+    genders = [0, 1, 0, 1, 1, 0, 0, 1]
+    father = [-1, -1, 0, 0, -1, 2, -1, 6]
+    mother = [-1, -1, 1, 1, -1, 4, -1, 3]
+    spouse = [1, 0, 4, 6, 2, -1, 3, -1]
+    family = Family(genders, father, mother, spouse, kinship_kb(ENGLISH))
+    expected = {(5, 2): "F", (5, 3): "FZ", (5, 7): "FZD", (5, 0): "FF", (2, 3): "Z", (4, 3): "HZ", (7, 4): "MBW",
+                (3, 2): "B", (0, 5): "SS", (6, 2): "WB"}
+    assert {pair: kin_type(family, *pair) for pair in expected} == expected
+
+
+def test_rows_carry_the_kin_type_and_glossary_in_every_format(tmp_path):
+    import pyarrow.parquet as pq
+
+    from clutrr.io.csv_format import read_csv
+
+    out = tmp_path / "gen"
+    assert main(["generate", "--kinship", ENGLISH, "--k", "2", "--test-k", "3", "--train-rows", "6",
+                 "--test-rows", "6", "--noise", "all", "--format", "csv,jsonl,parquet", "--quiet",
+                 "--out", str(out)]) == 0
+    table = load_terminology(ENGLISH).table()
+    records = [json.loads(line) for line in (out / "5.3_test.jsonl").read_text().splitlines()]
+    for r in records:
+        genders = [p["gender"] for p in r["people"]]
+        speaker = genders[r["query"][0]]
+        assert table[(speaker, r["kin_type"])] == r["target"]  # the label, looked up in the table
+        used = {e["relation"] for e in r["edges"]}
+        assert {g.split(" is ")[0][len("X's "):] for g in r["glossary"]} == used
+    parquet = pq.read_table(out / "5.3_test.parquet")
+    assert parquet.column("kin_type").to_pylist() == [r["kin_type"] for r in records]
+    assert str(parquet.schema.field("glossary").type) == "list<element: string>"
+    header = (out / "5.3_test.csv").read_text().splitlines()[0]
+    assert header.endswith(",task_split,kin_type,glossary")
+    assert len(read_csv(out / "5.3_test.csv")) == 6
+    # the prompt's question holds the story's definitions, unless --no-glossary
+    from clutrr.eval.data import load_eval_set
+    from clutrr.kinship.derive import kinship_kb_path
+    from clutrr.llm.prompts import GLOSSARY_HEAD
+
+    data = load_eval_set(out, kb=kinship_kb_path(ENGLISH))
+    item = data.item(0)
+    first = next(r for r in records if r["id"] == item["id"])
+    assert f"{GLOSSARY_HEAD}\n" + "\n".join(first["glossary"]) + "\nHow is " in item["question"]
+    data.glossary = False
+    assert GLOSSARY_HEAD not in data.item(0)["question"]
+    assert data.item(0)["question"].endswith(f"\nHow is {item['query'][1]} related to {item['query'][0]}?")

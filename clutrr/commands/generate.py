@@ -7,6 +7,7 @@ import signal
 import sys
 
 from clutrr.commands.console import Parser, run_command
+from clutrr.commands.kinship import kb_argument, kinship_fields
 from clutrr.engines import engine_names
 from clutrr.engines.resources import capped_workers, usable_cpus
 from clutrr.io.ownership import FORCE_HELP
@@ -159,29 +160,14 @@ def spec_from_args(args: argparse.Namespace) -> DatasetSpec:
     )
 
 
-def kb_argument(args: argparse.Namespace) -> str:
-    """The KB of ``--kb`` or, with ``--kinship``, the compiled KB of the terminology."""
-    kinship = getattr(args, "kinship", None)
-    if kinship is None:
-        return args.kb
-    if args.kb != "kinship":
-        raise UsageError("--kinship sets the KB: leave out --kb")
-    from clutrr.kinship.derive import kinship_kb_path
-
-    return kinship_kb_path(kinship)
-
-
 def kinship_choice(args: argparse.Namespace) -> tuple[str, str, str]:
     """(KB, templates, fallback templates) of the arguments: with ``--kinship``, the compiled KB of
     the terminology and its own sentences (unless other --templates are given), no fallback."""
     kb = kb_argument(args)
-    if args.kinship is None:
+    if args.kinship is None or args.templates != "paraphrase":
         return kb, args.templates, args.fallback_templates
-    from clutrr.kinship.derive import kinship_bank_path
-
-    default = args.templates == "paraphrase"
-    return (kb, kinship_bank_path(args.kinship) if default else args.templates,
-            "none" if default else args.fallback_templates)
+    fields = kinship_fields(args.kinship)
+    return kb, fields["templates"], fields["fallback_templates"]
 
 
 def run(args: argparse.Namespace) -> int:

@@ -19,6 +19,25 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     draw.add_argument("--out", required=True, help="the picture to write: a .png or .svg file")
 
 
+def kb_argument(args: argparse.Namespace) -> str:
+    """The KB of ``--kb`` or, with ``--kinship``, the compiled KB of the terminology."""
+    kinship = getattr(args, "kinship", None)
+    if kinship is None:
+        return args.kb
+    if args.kb != "kinship":
+        raise UsageError("--kinship sets the KB: leave out --kb")
+    from clutrr.kinship.derive import kinship_kb_path
+
+    return kinship_kb_path(kinship)
+
+
+def kinship_fields(system: str) -> dict[str, str]:
+    """GeneratorConfig fields of stories told in a system's terms: its compiled KB, its own sentences."""
+    from clutrr.kinship.derive import kinship_bank_path, kinship_kb_path
+
+    return {"kb": kinship_kb_path(system), "templates": kinship_bank_path(system), "fallback_templates": "none"}
+
+
 def show_text(system: str) -> str:
     """The table of a system: each term with its kin types, then the rules derived for it."""
     from clutrr.kinship.derive import kinship_kb

@@ -6,12 +6,12 @@ import json
 import os
 from pathlib import Path
 
-from clutrr.commands.generate import kb_argument
 from clutrr.core.kb import load_kb
 from clutrr.diagnostics.progress import bar
 from clutrr.diagnostics.verify import VERDICTS, summarize, verify_file
 from clutrr.io.datadir import count_rows
 from clutrr.io.staging import write_file
+from clutrr.commands.kinship import kb_argument
 from clutrr.errors import UsageError
 
 NAME = "verify"

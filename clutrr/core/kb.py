@@ -70,6 +70,8 @@ class KB:
     predicates: list[Predicate]
     rules: dict[tuple[int, int], int]
     aliases: dict[str, str] = field(default_factory=dict)
+    system: str = ""  # the kinship terminology compiled into this KB ("" for a rules file)
+    glossary: dict[str, str] = field(default_factory=dict)  # a terminology's word -> its definition
 
     def __post_init__(self) -> None:
         self.index = {p.name: p.index for p in self.predicates}
@@ -296,6 +298,8 @@ def parse_kb(text: str, path: str = "<string>") -> KB:
         predicates=predicates,
         rules=rules,
         aliases=aliases,
+        system=str((data.get("terminology") or {}).get("name", "")) if terminology else "",
+        glossary={str(k): str(v) for k, v in (data.get("glossary") or {}).items()},
     )
 
 

@@ -19,6 +19,14 @@ COLUMNS = (
     "f_comb", "task_name", "story_edges", "edge_types", "query_edge", "genders", "syn_story",
     "node_mapping", "task_split",
 )
+# the extra columns of a kinship system's stories (``--kinship``): the kin type of the answer
+# person from the person asked about, and the definitions of the story's terms (a list literal)
+KINSHIP_COLUMNS = ("kin_type", "glossary")
+
+
+def csv_columns(kinship: bool = False) -> tuple[str, ...]:
+    """The CSV columns after the index column: :data:`COLUMNS`, then :data:`KINSHIP_COLUMNS` for a kinship system."""
+    return (*COLUMNS, *KINSHIP_COLUMNS) if kinship else COLUMNS
 
 csv.field_size_limit(1 << 24)
 
@@ -67,7 +75,8 @@ def parse_row(rec: dict[str, str]) -> StoryRow:
         task_name=rec["task_name"], story_edges=edges, edge_types=types, query_edge=qedge,
         genders=genders, node_mapping=mapping, task_split=rec["task_split"],
         text_target=list(text_target), text_query=rec.get("text_query", ""), syn_story=rec.get("syn_story", ""),
-    )
+        kin_type=rec.get("kin_type") or "",
+        glossary=list(_literal(rec["glossary"], "glossary")) if rec.get("glossary") else [])
 
 
 def csv_parts(path: str | Path) -> list[Path]:

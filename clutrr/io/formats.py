@@ -48,12 +48,13 @@ class TextShard:
     is False: a piece of a shard). The rows come encoded; the file's sha256 is taken as it is
     written (``sha256`` once closed)."""
 
-    def __init__(self, store: Store, name: str, fmt: str, header: bool = True) -> None:
+    def __init__(self, store: Store, name: str, fmt: str, header: bool = True,
+                 columns: tuple[str, ...] = COLUMNS) -> None:
         self.fmt = fmt
         self._fh = store.writer(name)
         self.sha256: str | None = None
         if fmt == "csv" and header:
-            self._fh.write(csv_line(["", *COLUMNS]).encode())
+            self._fh.write(csv_line(["", *columns]).encode())
 
     def write(self, result: TaskResult) -> None:
         """Append the result's rows."""
@@ -77,7 +78,8 @@ class ParquetShard:
     The schema is the padded stories' when the first record has a ``context`` field.
     """
 
-    def __init__(self, store: Store, name: str, fmt: str = "parquet", header: bool = True) -> None:
+    def __init__(self, store: Store, name: str, fmt: str = "parquet", header: bool = True,
+                 columns: tuple[str, ...] = COLUMNS) -> None:
         self._store, self._name = store, name
         self.sha256: str | None = None
         self.schema = None
@@ -102,7 +104,8 @@ class ParquetShard:
         from clutrr.io.schema import arrow_schema
 
         if self._writer is None:
-            self.schema = arrow_schema(context=bool(self._buffer) and "context" in self._buffer[0])
+            first = self._buffer[0] if self._buffer else {}
+            self.schema = arrow_schema(context="context" in first, kinship="kin_type" in first)
             self._fh = self._store.writer(self._name)
             self._writer = pq.ParquetWriter(self._fh, self.schema, compression="zstd")
         if self._buffer:
@@ -122,15 +125,17 @@ WRITERS: dict[str, Callable[..., TextShard | ParquetShard]] = {
 }
 
 
-def open_shard(store: Store, name: str, fmt: str, header: bool = True) -> TextShard | ParquetShard:
-    """A writer for one shard file of format ``fmt`` (``header=False``: a piece without the CSV header)."""
-    return WRITERS[fmt](store, name, fmt, header)
+def open_shard(store: Store, name: str, fmt: str, header: bool = True,
+               columns: tuple[str, ...] = COLUMNS) -> TextShard | ParquetShard:
+    """A writer for one shard file of format ``fmt`` (``header=False``: a piece without the CSV
+    header; ``columns``: the CSV header's, see :func:`clutrr.io.csv_format.csv_columns`)."""
+    return WRITERS[fmt](store, name, fmt, header, columns)
 
 
-def join_pieces(store: Store, pieces: list[str], name: str, fmt: str) -> str:
+def join_pieces(store: Store, pieces: list[str], name: str, fmt: str, columns: tuple[str, ...] = COLUMNS) -> str:
     """Write shard file ``name`` from its pieces' files in order (each written with
     ``header=False``), giving the bytes a direct write would give; returns its sha256."""
-    writer = open_shard(store, name, fmt)
+    writer = open_shard(store, name, fmt, columns=columns)
     for piece in pieces:
         if fmt == "parquet":  # records again, so row groups are cut as in a direct write
             rows = _old_rows(store, piece, fmt)
@@ -162,11 +167,12 @@ def _old_rows(store: Store, name: str, fmt: str):
                 yield from pf.read_row_group(i).to_pylist()
 
 
-def rewrite_shard(store: Store, name: str, fmt: str, start: int, new_rows: dict[int, TaskResult]) -> str:
+def rewrite_shard(store: Store, name: str, fmt: str, start: int, new_rows: dict[int, TaskResult],
+                  columns: tuple[str, ...] = COLUMNS) -> str:
     """Rewrite shard file ``name`` (first row at position ``start``), putting ``new_rows``
     (position -> a one-row result) in place of the old rows at those positions; returns its new sha256."""
     tmp = name + ".rewrite"
-    writer = open_shard(store, tmp, fmt)
+    writer = open_shard(store, tmp, fmt, columns=columns)
     for pos, old in enumerate(_old_rows(store, name, fmt), start):
         if pos in new_rows:
             writer.write(new_rows[pos])

@@ -58,9 +58,15 @@ CONTEXT: dict[str, Type] = {
 }
 
 
-def record_fields(context: bool = False) -> dict[str, Type]:
-    """The record's fields: :data:`FIELDS`, and ``context`` for padded stories."""
-    return {**FIELDS, "context": CONTEXT} if context else dict(FIELDS)
+# Records of stories told in a kinship system's terms (``--kinship``) carry two more: the kin
+# type of the answer person from the person asked about, and the definitions of the story's terms.
+KINSHIP: dict[str, Type] = {"kin_type": "str", "glossary": ["list", "str"]}
+
+
+def record_fields(context: bool = False, kinship: bool = False) -> dict[str, Type]:
+    """The record's fields: :data:`FIELDS`, ``context`` for padded stories, :data:`KINSHIP`
+    for a kinship system's stories."""
+    return {**FIELDS, **({"context": CONTEXT} if context else {}), **(KINSHIP if kinship else {})}
 
 
 def _json(t: Type) -> dict:
@@ -88,11 +94,12 @@ def _arrow(t: Type):
     return pa.struct([(k, _arrow(v)) for k, v in t.items()])
 
 
-def arrow_schema(context: bool = False):
-    """The record as a ``pyarrow.Schema`` (Parquet columns; a padded story's with ``context``)."""
+def arrow_schema(context: bool = False, kinship: bool = False):
+    """The record as a ``pyarrow.Schema`` (Parquet columns; a padded story's with ``context``, a
+    kinship system's with ``kinship``)."""
     import pyarrow as pa
 
-    return pa.schema([(name, _arrow(t)) for name, t in record_fields(context).items()])
+    return pa.schema([(name, _arrow(t)) for name, t in record_fields(context, kinship).items()])
 
 
 def _feature(t: Type):

@@ -26,6 +26,7 @@ from clutrr.core.genealogy import relation_masks
 from clutrr.core.kb import KB, KBError, load_kb, parse_kb
 from clutrr.core.soundness import check_sound
 from clutrr.core.worlds import random_world
+from clutrr.kinship.glossary import glossary
 from clutrr.kinship.templates import bank_text
 from clutrr.kinship.terminology import Terminology, load_terminology
 from clutrr.paths import cache_dir, data_dir, trusted
@@ -33,7 +34,7 @@ from clutrr.paths import cache_dir, data_dir, trusted
 WORLDS = 150
 SEED = 2026
 FORMAT = 1  # of compiled files; their names also change with the code that writes them
-_CODE = ("kinship/derive.py", "kinship/terminology.py", "kinship/templates.py", "core/worlds.py",
+_CODE = ("kinship/derive.py", "kinship/terminology.py", "kinship/templates.py", "kinship/glossary.py", "core/worlds.py",
          "core/family.py", "core/genealogy.py", "core/kb.py")
 
 
@@ -51,8 +52,10 @@ def _skeleton(terminology: Terminology) -> dict:
         words = {g: term for g, has in (("male", male), ("female", female)) if has}
         predicates[predicate_name(term)] = {"words": words, "inverse": None, "define": terminology.definition(term)}
     return {"name": terminology.name, "sound": True,
-            "terminology": {"path": Path(terminology.path).name, "sha256": terminology.digest},
-            "description": terminology.description, "world_model": world, "predicates": predicates, "rules": []}
+            "terminology": {"name": terminology.name, "file": Path(terminology.path).name,
+                            "sha256": terminology.digest},
+            "description": terminology.description, "world_model": world, "glossary": glossary(terminology),
+            "predicates": predicates, "rules": []}
 
 
 def worlds(kb: KB, n: int = WORLDS, seed: int = SEED):

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from clutrr.story.generator import GenerationError, GeneratorConfig, banks, make_example, pattern_heldout
 from clutrr.story.long_context import context_counts
 from clutrr.core.kb import load_kb
-from clutrr.io.csv_format import csv_line, row_fields
+from clutrr.io.csv_format import csv_columns, csv_line, row_fields
 from clutrr.io.rows import Task, TaskResult, json_line, story_hash
 from clutrr.io.shards import LogicalFile
 from clutrr.render.measures import TextTally
@@ -58,6 +58,11 @@ def prepare(ctx: TaskContext) -> None:
     banks(ctx.config, ctx.seed)
 
 
+def columns(ctx: TaskContext) -> tuple[str, ...]:
+    """The CSV columns of the run's files (a kinship system's add its own)."""
+    return csv_columns(bool(load_kb(ctx.config.kb).system))
+
+
 def run_task(ctx: TaskContext, task: Task) -> TaskResult:
     """Generate and encode the task's rows. Raises RowFailure when a row cannot be built."""
     f = ctx.files[task.file]
@@ -76,7 +81,8 @@ def run_task(ctx: TaskContext, task: Task) -> TaskResult:
         except GenerationError:
             raise RowFailure(k, noise, split) from None
         if csv:
-            out.csv.append(csv_line([pos, *row_fields(ex.row)]).encode())
+            extra = (ex.row.kin_type, repr(ex.row.glossary)) if ex.kb.system else ()
+            out.csv.append(csv_line([pos, *row_fields(ex.row), *extra]).encode())
         if jsonl:
             out.jsonl.append(json_line(ex.record))
         if parquet:
