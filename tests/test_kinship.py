@@ -181,3 +181,14 @@ def test_rows_carry_the_kin_type_and_glossary_in_every_format(tmp_path):
     data.glossary = False
     assert GLOSSARY_HEAD not in data.item(0)["question"]
     assert data.item(0)["question"].endswith(f"\nHow is {item['query'][1]} related to {item['query'][0]}?")
+
+
+def test_a_hyphenated_term_stays_one_word_of_its_clause(tmp_path):
+    from clutrr.kinship.templates import bank_text
+    from clutrr.render.bank_files import load_bank
+
+    text = _english_terms(**{"cousin:": "first-cousin-once:"})  # a hyphenated term no English KB knows
+    path = tmp_path / "bank.yaml"
+    path.write_text(bank_text(parse_terminology(text)))
+    clauses = {t.clause for t in load_bank(str(path)).templates()}
+    assert ("first-cousin-once",) in clauses and ("son-in-law",) in clauses and len(clauses) == 23

@@ -15,7 +15,8 @@ FORMS = ("{B} is {A}'s %s.", "{A}'s %s is {B}.", "One %s of {A} is {B}.", "{B} i
 
 
 def bank_text(terminology: Terminology) -> str:
-    """The bank file's YAML text: for each term, its five sentence forms (any gender of {A})."""
-    blocks = [{"clause": term, "any": [form % term for form in FORMS]} for term in terminology.terms]
+    """The bank file's YAML text: for each term, its five sentence forms (any gender of {A}); the
+    clause is a list, so a hyphenated term stays one word."""
+    blocks = [{"clause": [term], "any": [form % term for form in FORMS]} for term in terminology.terms]
     return (f"# One-fact sentences for the terms of {terminology.name} (written by clutrr.kinship).\n"
             + yaml.safe_dump(blocks, sort_keys=False, width=120, allow_unicode=True))

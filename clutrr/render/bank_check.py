@@ -202,10 +202,14 @@ def _read_yaml(path: Path) -> tuple[list[Entry], list[str]]:
         for extra in sorted(set(keys) - {"clause", *GENDER_KEYS}):
             problems.append(f"{at}: unknown key {extra!r} (use clause, any, male, female)")
         clause_node = values.get("clause")
-        if not isinstance(clause_node, yaml.ScalarNode) or not str(clause_node.value).strip():
+        if isinstance(clause_node, yaml.SequenceNode) and clause_node.value and \
+                all(isinstance(n, yaml.ScalarNode) and str(n.value).strip() for n in clause_node.value):
+            clause = tuple(str(n.value).strip() for n in clause_node.value)  # words given one by one
+        elif not isinstance(clause_node, yaml.ScalarNode) or not str(clause_node.value).strip():
             problems.append(f"{at}: every block needs a 'clause' key")
             continue
-        clause = tuple(split_clause(str(clause_node.value).strip()))
+        else:
+            clause = tuple(split_clause(str(clause_node.value).strip()))
         for key in GENDER_KEYS:
             node = values.get(key)
             if node is None or (isinstance(node, yaml.ScalarNode) and node.tag.endswith(":null")):
