@@ -147,11 +147,11 @@ class _Program:
         if gender is None:
             if self.sexed:
                 raise KBError("a definition uses male or female, but the people's genders are not given")
-            male = female = eye
+            sex = {3: np.ones(n, dtype=bool), 4: np.ones(n, dtype=bool)}
         else:
             is_female = np.asarray(gender).astype(bool)
-            male, female = np.diag(~is_female), np.diag(is_female)
-        slots = [parent, spouse, eye, male, female]
+            sex = {3: ~is_female, 4: is_female}  # the male and female slots' diagonals
+        slots = [parent, spouse, eye, np.diag(sex[3]), np.diag(sex[4])]
         floats: dict[int, np.ndarray] = {}  # slot -> its float32 copy, for products
 
         def as_float(i: int) -> np.ndarray:
@@ -161,7 +161,11 @@ class _Program:
             return hit
 
         for op, a, b in self.steps:
-            if op == ".":
+            if op == "." and b in sex:  # then a man (woman): keep the columns of men (women)
+                out = slots[a] & sex[b][None, :]
+            elif op == "." and a in sex:
+                out = slots[b] & sex[a][:, None]
+            elif op == ".":
                 out = compose(slots[a], slots[b], as_float(a), as_float(b))
             elif op == "~":
                 out = slots[a].T
