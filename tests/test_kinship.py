@@ -192,3 +192,21 @@ def test_a_hyphenated_term_stays_one_word_of_its_clause(tmp_path):
     path.write_text(bank_text(parse_terminology(text)))
     clauses = {t.clause for t in load_bank(str(path)).templates()}
     assert ("first-cousin-once",) in clauses and ("son-in-law",) in clauses and len(clauses) == 23
+
+
+def test_speaker_sensitive_terms_get_a_predicate_per_speaker_and_rules_that_depend_on_it(tmp_path, capsys):
+    path = tmp_path / "speaker.yaml"
+    path.write_text(_english_terms(**{"nephew: {kin_types: [BS, ZS,": 'nephew: {kin_types: ["ws BS", ZS,',
+                                      "niece: {kin_types: [BD, ZD,": 'niece: {kin_types: ["ws BD", ZD,',
+                                      "son: {kin_types: [S]}": 'son: {kin_types: [S, "ms BS"]}',
+                                      "daughter: {kin_types: [D]}": 'daughter: {kin_types: [D, "ms BD"]}'}))
+    kb = kinship_kb(str(path))
+    rules = {(kb.pred_names[a], kb.pred_names[b]): kb.pred_names[c] for (a, b), c in kb.rules.items()}
+    assert rules[("brother_ms", "son_ms")] == "son_ms" and rules[("brother_ws", "son_ms")] == "nephew_ws"
+    assert kb.fact_predicate("son", 0) == kb.index["son_ms"] and kb.fact_predicate("son", 1) == kb.index["son_ws"]
+    out = tmp_path / "gen"
+    assert main(["generate", "--kinship", str(path), "--k", "2,3", "--test-k", "3", "--train-rows", "10",
+                 "--test-rows", "10", "--noise", "all", "--quiet", "--out", str(out)]) == 0
+    capsys.readouterr()
+    assert main(["verify", str(out), "--kinship", str(path)]) == 0
+    assert "uniquely entailed: 30/30 (100.0%)" in capsys.readouterr().out

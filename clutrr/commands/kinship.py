@@ -40,7 +40,7 @@ def kinship_fields(system: str) -> dict[str, str]:
 
 def show_text(system: str) -> str:
     """The table of a system: each term with its kin types, then the rules derived for it."""
-    from clutrr.kinship.derive import kinship_kb
+    from clutrr.kinship.derive import kinship_kb, predicate_terms
     from clutrr.kinship.terminology import load_terminology
 
     terminology = load_terminology(system)
@@ -48,8 +48,9 @@ def show_text(system: str) -> str:
     width = max(map(len, terminology.terms))
     lines = [f"{terminology.name}: {terminology.description}", f"source: {terminology.source}", ""]
     lines += [f"{term:{width}s}  {' '.join(kt.text() for kt in kts)}" for term, kts in terminology.terms.items()]
-    heads = {c for c in kb.rules.values()}
-    never = [t for i, t in enumerate(terminology.terms) if i not in heads]
+    owners = predicate_terms(terminology)
+    heads = {owners[c][0] for c in kb.rules.values()}
+    never = [t for t in terminology.terms if t not in heads]
     lines += ["", f"{len(kb.rules)} composition rules derived from the world model, each checked on other sampled families"]
     if never:
         lines.append(f"terms no rule derives (stated in stories, never asked after k=1): {', '.join(never)}")

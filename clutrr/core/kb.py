@@ -56,6 +56,7 @@ class Predicate:
     words: tuple[str | None, str | None]
     inverse: int  # -1 when the KB declares none
     definition: str | None
+    speaker: int = -1  # a terminology's term as said by a man (0) or a woman (1) only; -1: by anyone
 
 
 @dataclass
@@ -114,6 +115,16 @@ class KB:
     def parse_word(self, word: str) -> tuple[int, int]:
         """(predicate index, gender index) of a relation word; raises KeyError if unknown."""
         return self.word_index[word.strip().lower()]
+
+    def fact_predicate(self, word: str, head_gender: int) -> int:
+        """The predicate a relation word states about a head of ``head_gender`` (a terminology
+        may name one term by two predicates, one per speaker sex); raises KeyError if unknown."""
+        p, g = self.parse_word(word)
+        canonical = self.predicates[p].words[g]
+        for q in self.predicates:
+            if canonical in q.words and q.speaker in (-1, head_gender):
+                return q.index
+        return p
 
     def compose(self, a: int, b: int) -> int:
         """The predicate that ``a`` then ``b`` gives, or -1 when no rule applies."""
@@ -241,7 +252,7 @@ def parse_kb(text: str, path: str = "<string>") -> KB:
             if not words.get(g):
                 continue
             w = str(words[g])
-            if seen_words.get(w, name) != name or (w in seen_words and not terminology):
+            if not terminology and w in seen_words:  # a terminology's word may name one term per speaker
                 raise KBError(f"{path}: word {w!r} is used by both {seen_words[w]!r} and {name!r}")
             seen_words[w] = name
         if spec.get("symmetric"):
@@ -256,6 +267,7 @@ def parse_kb(text: str, path: str = "<string>") -> KB:
             Predicate(
                 name, index[name], tuple(str(words[g]) if words.get(g) else None for g in GENDERS),
                 -1 if inverse is None else index[inverse], spec.get("define"),
+                GENDERS.index(spec["speaker"]) if spec.get("speaker") in GENDERS else -1,
             )
         )
     for p in predicates:

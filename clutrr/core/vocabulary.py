@@ -61,9 +61,10 @@ def word_mask(kb: KB, words: tuple[str, ...] | None) -> WordMask:
     for w in words or ():
         if w not in kb.word_index:
             raise UsageError(f"relation vocabulary word {w!r} is not a word of KB {kb.name!r}")
-        p = kb.word_index[w][0]
-        for g in (0, 1):
-            allowed[p][g] |= kb.predicates[p].words[g] == w
+        canonical = kb.word(*kb.word_index[w])
+        for p in kb.predicates:  # a terminology's word may name a term for each speaker sex
+            for g in (0, 1):
+                allowed[p.index][g] |= p.words[g] == canonical
     return tuple((a, b) for a, b in allowed)
 
 

@@ -28,7 +28,7 @@ from clutrr.core.soundness import check_sound
 from clutrr.core.worlds import random_world
 from clutrr.kinship.glossary import glossary
 from clutrr.kinship.templates import bank_text
-from clutrr.kinship.terminology import Terminology, load_terminology
+from clutrr.kinship.terminology import SPEAKERS, Terminology, load_terminology
 from clutrr.paths import cache_dir, data_dir, trusted
 
 WORLDS = 150
@@ -38,19 +38,31 @@ _CODE = ("kinship/derive.py", "kinship/terminology.py", "kinship/templates.py", 
          "core/family.py", "core/genealogy.py", "core/kb.py")
 
 
-def predicate_name(term: str) -> str:
-    """The predicate of a term in the compiled KB (a term's letters, apostrophes as underscores)."""
-    return term.replace("'", "_")
+def predicate_name(term: str, speaker: str | None = None) -> str:
+    """The predicate of a term in the compiled KB (a term's letters, apostrophes as underscores;
+    ``_ms`` or ``_ws`` for the term as said by a man or a woman)."""
+    return term.replace("'", "_") + ("" if speaker is None else f"_{speaker[0].replace('f', 'w')}s")
+
+
+def predicate_terms(terminology: Terminology) -> list[tuple[str, str | None]]:
+    """(term, speaker) of each predicate, in KB order. When some kin type is limited to one
+    speaker sex, every term is two predicates, one per speaker (a term said by nobody of a sex
+    is left out), so that rules may depend on who speaks; otherwise one predicate per term."""
+    speakers = SPEAKERS if terminology.speaker_sensitive else (None,)
+    return [(term, s) for term in terminology.terms for s in speakers if terminology.kin_types(term, s)]
 
 
 def _skeleton(terminology: Terminology) -> dict:
     """The compiled KB as data, without rules or inverses."""
     world = load_kb("kinship").world_model
     predicates = {}
-    for term in terminology.terms:
-        male, female = terminology.sexes(term)
+    for term, speaker in predicate_terms(terminology):
+        male, female = terminology.sexes(term, speaker)
         words = {g: term for g, has in (("male", male), ("female", female)) if has}
-        predicates[predicate_name(term)] = {"words": words, "inverse": None, "define": terminology.definition(term)}
+        spec = {"words": words, "inverse": None, "define": terminology.definition(term, speaker)}
+        if speaker:
+            spec["speaker"] = speaker
+        predicates[predicate_name(term, speaker)] = spec
     return {"name": terminology.name, "sound": True,
             "terminology": {"name": terminology.name, "file": Path(terminology.path).name,
                             "sha256": terminology.digest},
@@ -125,8 +137,9 @@ def compile_terminology(terminology: Terminology) -> str:
     kb = parse_kb(yaml.safe_dump(data, sort_keys=False), terminology.path)
     rules, inverses = derive(kb)
     names = kb.pred_names
-    unused = [t for t, p in zip(terminology.terms, range(len(names)))
-              if not any(p in (a, b, c) for (a, b), c in rules.items())]
+    used = {p for (a, b), c in rules.items() for p in (a, b, c)}
+    owners = predicate_terms(terminology)
+    unused = [t for t in terminology.terms if not any(owners[p][0] == t for p in used)]
     if unused:
         raise KBError(f"{terminology.path}: no sound composition rule uses the term{'s' if len(unused) > 1 else ''} "
                       f"{', '.join(repr(t) for t in unused)} (no story could state or ask it)")
@@ -139,6 +152,8 @@ def compile_terminology(terminology: Terminology) -> str:
         else:
             spec["inverse"] = names[b]
         spec["define"] = spec.pop("define")
+        if "speaker" in spec:
+            spec["speaker"] = spec.pop("speaker")
     data["rules"] = [f"{names[a]} . {names[b]} -> {names[c]}" for (a, b), c in sorted(rules.items())]
     header = (f"# Compiled by clutrr.kinship from {Path(terminology.path).name} (sha256 {terminology.digest}):\n"
               "# one predicate per term; rules and inverses derived from the world model. Do not edit.\n")

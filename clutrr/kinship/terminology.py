@@ -81,14 +81,25 @@ class Terminology:
                     out[(speaker, kt.letters)] = term
         return out
 
-    def sexes(self, term: str) -> tuple[bool, bool]:
+    @property
+    def speaker_sensitive(self) -> bool:
+        """Whether some kin type is limited to one speaker sex."""
+        return any(kt.speaker for kts in self.terms.values() for kt in kts)
+
+    def kin_types(self, term: str, speaker: str | None = None) -> tuple[KinType, ...]:
+        """The term's kin types (those a ``speaker`` of that sex uses it for, when given)."""
+        return tuple(kt for kt in self.terms[term] if speaker is None or kt.speaker in (None, speaker))
+
+    def sexes(self, term: str, speaker: str | None = None) -> tuple[bool, bool]:
         """Whether the term names a male relative, and whether a female one."""
-        found = {kt.relative_sex for kt in self.terms[term]}
+        found = {kt.relative_sex for kt in self.kin_types(term, speaker)}
         return 0 in found, 1 in found
 
-    def definition(self, term: str) -> str:
-        """The term in the KB definition language: the union of its kin types."""
-        return " | ".join(f"({kt.definition()})" for kt in self.terms[term])
+    def definition(self, term: str, speaker: str | None = None) -> str:
+        """The term in the KB definition language: the union of its kin types (said by a
+        ``speaker`` of that sex, when given)."""
+        union = " | ".join(f"({kt.definition()})" for kt in self.kin_types(term, speaker))
+        return f"{speaker} . ({union})" if speaker else union
 
 
 def builtin_terminologies() -> list[str]:
