@@ -53,7 +53,7 @@ def show_text(system: str) -> str:
     never = [t for t in terminology.terms if t not in heads]
     lines += ["", f"{len(kb.rules)} composition rules derived from the world model, each checked on other sampled families"]
     if never:
-        lines.append(f"terms no rule derives (stated in stories, never asked after k=1): {', '.join(never)}")
+        lines.append(f"terms no rule derives (stated in stories, asked only at k=1): {', '.join(never)}")
     return "\n".join(lines)
 
 
