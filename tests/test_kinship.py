@@ -210,3 +210,12 @@ def test_speaker_sensitive_terms_get_a_predicate_per_speaker_and_rules_that_depe
     capsys.readouterr()
     assert main(["verify", str(out), "--kinship", str(path)]) == 0
     assert "uniquely entailed: 30/30 (100.0%)" in capsys.readouterr().out
+
+
+def test_kinship_draw_refuses_other_pictures_and_show_prints_the_table(tmp_path, capsys):
+    assert main(["kinship", "draw", GENERATIONAL, "--out", str(tmp_path / "tree.pdf")]) == 2
+    assert "the picture is a .png or .svg file" in capsys.readouterr().err
+    assert main(["kinship", "show", GENERATIONAL]) == 0
+    out = capsys.readouterr().out
+    assert "\nfather         F FB MB FZH MZH\n" in out
+    assert f"\n{len(kinship_kb(GENERATIONAL).rules)} composition rules derived" in out

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from clutrr.errors import UsageError
 
@@ -71,6 +72,6 @@ def run(args: argparse.Namespace) -> int:
         from clutrr.graph.kinship_tree import draw_terms
     except ImportError:
         raise UsageError("kinship draw needs clutrr.graph.kinship_tree, which this installation lacks") from None
-    draw_terms(terminology.table(), args.out, f"{terminology.name}: {terminology.description.split('.')[0]}")
+    draw_terms(terminology.table(), Path(args.out), f"{terminology.name} kinship terms")
     print(f"wrote {args.out}")
     return 0
