@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip install --quiet --disable-pip-version-check
 
-.PHONY: generate test install install-test bench clean
+.PHONY: generate test test-fast docs install install-test bench clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -34,6 +34,15 @@ generate: install
 
 test: install-test
 	$(PY) -m pytest
+
+# The quick part of the suite (under a minute): every test module but the slow ones listed in
+# tests/conftest.py (SLOW_MODULES). Run `make test` before submitting.
+test-fast: install-test
+	$(PY) -m pytest --fast
+
+# The docs as a site, built strictly (a broken link fails): build/site/index.html
+docs: install-test
+	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict
 
 bench: install
 	$(PY) benchmarks/bench_generate.py

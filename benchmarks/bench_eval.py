@@ -11,7 +11,12 @@ directory first (not timed). It then times, in CPU seconds of this process:
   goes through the full extraction), and on one of reasoning-model replies (a ``<think>``
   block stating the chain's facts, then an ``<answer>`` tag; the report then judges every
   claim against the story, the faithfulness column);
-- building chat prompts for every story, zero-shot and 5-shot.
+- building chat prompts for every story, zero-shot and 5-shot;
+- every answer reader (``score_answer`` with and without ``think_open``, ``answer_tags``,
+  ``process_reward``) on adversarial replies of 10, 40 and 100 KB in each shape of
+  tests/adversarial_replies.py (repetition loops, run-on sentences, unclosed tags...):
+  the slowest shape at each size, in CPU seconds (goal: under 0.2 s at 100 KB).
+  ``--shapes-only`` times only these.
 
 Goals: at least 50,000 relation words and 10,000 free-text replies scored per CPU-second.
 """
@@ -51,12 +56,33 @@ def _reasoning_reply(row) -> str:
     return f"<think>{steps} So {tail} is {head}'s {row.target}.</think>\n<answer>{row.target}</answer>"
 
 
+def worst_shapes(sizes_kb: list[int], repeat: int) -> list[tuple[int, str, float]]:
+    """(size in KB, slowest shape, its CPU seconds) for each size of ``sizes_kb``."""
+    sys.path.insert(0, str(REPO / "tests"))
+    from adversarial_replies import SHAPES
+    from test_answer_time import best_time
+
+    out = []
+    for kb in sizes_kb:
+        times = {name: best_time(make(kb * 1000), repeat) for name, make in SHAPES.items()}
+        name = max(times, key=times.get)
+        out.append((kb, name, times[name]))
+    return out
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--data", help="an existing dataset folder (default: generate one)")
     p.add_argument("--rows", type=int, default=1000, help="stories per test file when generating (1000)")
     p.add_argument("--repeat", type=int, default=5, help="timed repetitions; the fastest counts (5)")
+    p.add_argument("--shapes-only", action="store_true", help="time only the adversarial reply shapes")
+    p.add_argument("--reply-kb", default="10,40,100", help="adversarial reply sizes in KB (10,40,100)")
     args = p.parse_args()
+    print(f"machine: {platform.machine()}, {os.cpu_count()} cores (shared), Python {platform.python_version()}")
+    for kb, name, seconds in worst_shapes([int(kb) for kb in args.reply_kb.split(",")], min(args.repeat, 3)):
+        print(f"worst reply shape at {kb:>3} KB: {seconds:.3f} CPU-s ({name})")
+    if args.shapes_only:
+        return 0
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         data = Path(args.data) if args.data else tmp / "data"
@@ -85,7 +111,6 @@ def main() -> int:
         zero_s, _ = cpu_seconds(lambda: [build_messages(i) for i in items], args.repeat)
         five_s, _ = cpu_seconds(lambda: [build_messages(i, shots) for i in items], args.repeat)
 
-    print(f"machine: {platform.machine()}, {os.cpu_count()} cores (shared), Python {platform.python_version()}")
     print(f"dataset: {n} test stories in {len(data_set.splits)} files")
     print(f"read dataset folder:            {n / load_s:>10,.0f} stories/CPU-s ({load_s:.2f} s)")
     print(f"score file of relation words:   {n / words_s:>10,.0f} stories/CPU-s ({words_s * 1000:.0f} ms)")

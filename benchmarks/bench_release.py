@@ -1,4 +1,5 @@
-"""The release's build time and size, and the generation rate of long-context stories.
+"""The release's build time and size, the time of its quick check, and the generation rate of
+long-context stories.
 
 Each measurement is a fresh process (start-up included); CPU time is the process's and its
 workers'; peak RSS is sampled over the whole process tree (see bench_generate.py).
@@ -29,6 +30,7 @@ def release(scale: float, workers: int) -> None:
         r = measure_command([sys.executable, "-m", "clutrr.cli", "release", "--quiet", "--out", str(out),
                              "--scale", str(scale), "--workers", str(workers)])
         doc = json.loads((out / "release.json").read_text(encoding="utf-8"))
+        quick = measure_command([sys.executable, "-m", "clutrr.cli", "release", "--check", str(out), "--quick"])
     rows = sum(sum(f["rows"].values()) for f in doc["figures"].values())
     size = {fmt: sum(f["bytes"] for f in doc["files"] if f["file"].endswith(f".{fmt}")) / 1e6
             for fmt in ("parquet", "csv")}
@@ -36,7 +38,9 @@ def release(scale: float, workers: int) -> None:
           f"configurations, {rows:,} rows, {len(doc['files']) + 1} files, {sum(f['bytes'] for f in doc['files']) / 1e6:.1f} MB "
           f"(Parquet {size['parquet']:.1f} MB, CSV {size['csv']:.1f} MB)")
     print(f"  wall {r['wall_s']:.0f} s, CPU {r['cpu_s']:.0f} s, peak RSS {r['peak_rss_mb']:.0f} MB (all processes); "
-          f"{rows / r['cpu_s']:.0f} rows per CPU-second, verification and audit included", flush=True)
+          f"{rows / r['cpu_s']:.0f} rows per CPU-second, verification and audit included")
+    print(f"  `clutrr release --check DIR --quick` (every file's sha256 against release.json): wall "
+          f"{quick['wall_s']:.1f} s, CPU {quick['cpu_s']:.1f} s", flush=True)
 
 
 def contexts() -> None:

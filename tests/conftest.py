@@ -23,3 +23,28 @@ def release() -> Path:
     if not RELEASE.is_dir():
         pytest.skip("../shared/clutrr-release is not present")
     return RELEASE
+
+
+# Modules left out by `pytest --fast` (`make test-fast`): each takes many seconds (Ray clusters,
+# whole releases, model training, subprocess runs against servers, fresh clones and venvs).
+SLOW_MODULES = {
+    "test_audit", "test_baselines_extra", "test_baselines_probe", "test_baselines_training", "test_docs_console",
+    "test_docs_eval", "test_docs_samples", "test_docs_site", "test_eval_endpoint", "test_faults", "test_faults_llm",
+    "test_generate_cli", "test_hypothesis_only", "test_integrations", "test_long_context", "test_packaging",
+    "test_probes", "test_pyg_dataset", "test_ray_quiet", "test_readme", "test_release", "test_release_reference",
+    "test_robustness", "test_rl", "test_scale", "test_scale_ray_nodes", "test_scale_stores", "test_determinism",
+    "test_graph", "test_pipeline", "test_recast", "test_kb_soundness", "test_checker_defects", "test_bank_check",
+    "test_cli_errors", "test_generator_properties", "test_eval", "test_composer",
+}
+
+
+def pytest_addoption(parser):
+    parser.addoption("--fast", action="store_true", help="leave out the slow modules (SLOW_MODULES in tests/conftest.py)")
+
+
+def pytest_collection_modifyitems(config, items):
+    if not config.getoption("--fast"):
+        return
+    kept = [item for item in items if item.module.__name__.rpartition(".")[2] not in SLOW_MODULES]
+    config.hook.pytest_deselected(items=[item for item in items if item not in kept])
+    items[:] = kept

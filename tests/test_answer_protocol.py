@@ -142,6 +142,45 @@ PROTOCOL_CASES = [
     ("Renee is Edith's former wife.", "former-wife"),
     ("Answer: Renee is Edith's adoptive mother.", "adoptive-mother"),
     ("<answer>surrogate mother</answer>", "surrogate-mother"),
+    # other reasoning block families: Magistral's [THINK], Sky-T1's <|begin_of_thought|>
+    ("[THINK]Maybe uncle.[/THINK]\nAunt.", "aunt"),
+    ("[THINK]Chloe is Renee's niece, so she is her aunt", NONE),
+    ("<|begin_of_thought|>Renee could be her mother.<|end_of_thought|>\n\n<|begin_of_solution|>Renee is Edith's "
+     "aunt.<|end_of_solution|>", "aunt"),
+    ("<|begin_of_thought|>So Renee is Edith's aunt. But wait, let me check whether", NONE),
+    # one answer or none: a second, different candidate beside or after the marked one
+    ("<answer>aunt</answer> (or mother)", NONE),
+    ("The answer is aunt. Alternatively, mother.", NONE),
+    ("Answer: aunt\nOr possibly mother.", NONE),
+    ("<answer>aunt</answer>\nIt might also be mother.", NONE),
+    ("<answer>aunt</answer><answer>mother</answer>", NONE),
+    ("<answer>mother</answer> and <answer>aunt</answer>", NONE),
+    ("\\boxed{mother} or \\boxed{aunt}", NONE),
+    ("Answer: aunt NOT", NONE),
+    ("Renee is Edith's aunt -- not!", NONE),
+    ("<answer>aunt?</answer>", NONE),
+    ("Answer: aunt?", NONE),
+    ("aunt?", NONE),
+    ("I cannot determine the relationship. <!-- <answer>aunt</answer> -->", NONE),
+    ("I cannot tell from the story. <!-- aunt", NONE),
+    # right answers are still paid: restated the same way, reasoning before it, after a closed block, a comment
+    ("<answer>aunt</answer>\n<answer>aunt</answer>", "aunt"),
+    ("\\boxed{aunt}\n\nSo the final answer is \\boxed{aunt}.", "aunt"),
+    ("Ann is Lisa's mother and Lisa is Tom's mother, so Ann is Tom's grandmother.\n\nAnswer: grandmother",
+     "grandmother"),
+    ("<think>Renee is Chloe's aunt; Edith is Chloe's sister.</think>\n<answer>aunt</answer>", "aunt"),
+    ("<!-- draft: mother --><answer>aunt</answer>", "aunt"),
+    ("Renee is Edith's aunt, not her mother.", "aunt"),
+]
+# replies of a model whose chat template opens <think> in the prompt (read with think_open=True)
+THINK_OPEN_CASES = [
+    ("Chloe is Renee's niece, so she is Edith's aunt. But wait, let me check whether", NONE),
+    ("aunt", NONE),
+    ("<answer>aunt</answer>", NONE),
+    ("Chloe is Renee's niece.</think>\n\n<answer>aunt</answer>", "aunt"),
+    ("Chloe is Renee's niece.</think>\n\nRenee is Edith's aunt.", "aunt"),
+    ("Maybe mother.[/THINK]Aunt.", "aunt"),
+    ("Maybe mother.</think>Aunt.<think>but wait", NONE),
 ]
 # replies to "How is Renee related to Edith?" (Renee is Edith's aunt): read with the query's names,
 # a statement of the pair reversed or of other people is no answer
@@ -214,6 +253,30 @@ def test_no_wrong_final_answer_earns_any_reward(text, expected, query):
         else:
             assert pays[:3] == [1.0, 1.0, 1.0 + 0.2 * has_answer_tag(text)]
             assert pays[3:] == [] or 0.5 + 0.2 * has_answer_tag(text) <= pays[3] <= 1.0 + 0.2 * has_answer_tag(text)
+
+
+@pytest.mark.parametrize("text, expected", THINK_OPEN_CASES)
+def test_think_open_replies(text, expected):
+    """No answer without the closing tag; every reward reads the same way, and pays nothing
+    for a wrong one."""
+    assert extract_answer(text, think_open=True) == expected
+    trl = make_reward(format_bonus=0.2, think_open=True)
+    for gold in WORDS:
+        entry = {"answer": gold, "query": ["Edith", "Renee"]}
+        pays = [score_answer(text, entry, think_open=True), reward(text, entry, format_bonus=0.2, think_open=True),
+                *trl(completions=[text], answer=[gold], query=[entry["query"]])]
+        bonus = 0.2 * has_answer_tag(text, think_open=True)
+        assert pays == ([1.0, 1.0 + bonus, 1.0 + bonus] if gold == expected else [0.0, 0.0, 0.0]), gold
+
+
+def test_user_reasoning_tag_pairs():
+    tags = ("think", ("<<scratch>>", "<</scratch>>"))
+    assert extract_answer("<<scratch>>mother?<</scratch>> Aunt.", think_tags=tags) == "aunt"
+    assert extract_answer("<<scratch>>so she is his aunt", think_tags=tags) is None
+    assert extract_answer("she is his aunt<</scratch>> <answer>mother</answer>", think_tags=tags,
+                          think_open=True) == "mother"
+    with pytest.raises(ValueError, match="opening, closing"):
+        extract_answer("<x>aunt", think_tags=(("<x>",),))
 
 
 def test_the_format_bonus_needs_exactly_one_answer_tag_outside_reasoning():

@@ -234,12 +234,20 @@ def test_predictions_and_easy_hard_subsets(tmp_path, capsys):
     from clutrr.io.csv_format import read_csv
 
     out, sub = tmp_path / "report", tmp_path / "subsets"
-    assert main(["audit", str(FIXTURES), "--out", str(out), "--easy-hard", str(sub)]) == 0
+    # the query-only model is not significantly better than the majority here: the split is refused ...
+    assert main(["audit", str(FIXTURES), "--out", str(out), "--easy-hard", str(sub)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "does not beat the majority baseline significantly" in err
+    assert not out.exists() and not sub.exists()
+    # ... unless forced, which is said
+    assert main(["audit", str(FIXTURES), "--out", str(out), "--easy-hard", str(sub), "--force-split"]) == 0
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--force-split: easy and hard written although the q-only model" in err
     preds = [json.loads(line) for line in (out / "predictions.jsonl").read_text().splitlines()]
     splits = load_splits(FIXTURES)
     assert [(p["split"], p["id"]) for p in preds] == [(s.name, r.id) for s in splits for r in s.rows]
     manifest = json.loads((sub / "easy_hard.json").read_text())
-    assert manifest["biased_model"] == "query_only"
+    assert manifest["biased_model"] == "query_only" and manifest["forced_in"] == [s.name for s in load_splits(FIXTURES)]
     for s in splits:
         easy = {r.id for r in read_csv(sub / "easy" / f"{s.name}.csv")}
         hard = {r.id for r in read_csv(sub / "hard" / f"{s.name}.csv")}
@@ -258,8 +266,9 @@ def test_predictions_and_easy_hard_subsets(tmp_path, capsys):
     assert not (tmp_path / "nli_sub").exists() and not (tmp_path / "nli_rep").exists()
     # a plugged-in hypothesis-only classifier that tells them apart gives a real split
     assert main(["audit", str(nli), "--easy-hard", str(tmp_path / "nli_sub"),
-                 "--encoder", "toy_encoders:by_length"]) == 0
-    assert "| hyp-NB easy | hyp-NB hard | overlap easy | overlap hard |" in capsys.readouterr().out
+                 "--encoder", "toy_encoders:by_length", "--force-split"]) == 0
+    assert ("| hyp-NB easy | hyp-NB hard | unk-prem easy | unk-prem hard | overlap easy | overlap hard |"
+            in capsys.readouterr().out)
     manifest = json.loads((tmp_path / "nli_sub" / "easy_hard.json").read_text())
     assert manifest["biased_model"] == "hypothesis_encoder"
     easy = (tmp_path / "nli_sub" / "easy" / "1.2_test.jsonl").read_text().splitlines()
@@ -299,5 +308,6 @@ def test_cli_sign_test_giveaway_rank_and_biased_flags(tmp_path, capsys):
     capsys.readouterr()
     assert main(["audit", str(FIXTURES), "--easy-hard", str(tmp_path / "eh"), "--biased", "hypothesis_nb"]) == 2
     assert "--biased 'hypothesis_nb'" in capsys.readouterr().err and not (tmp_path / "eh").exists()
-    assert main(["audit", str(FIXTURES), "--easy-hard", str(tmp_path / "eh"), "--biased", "story_bag"]) == 0
+    assert main(["audit", str(FIXTURES), "--easy-hard", str(tmp_path / "eh"), "--biased", "story_bag",
+                 "--force-split"]) == 0
     assert json.loads((tmp_path / "eh" / "easy_hard.json").read_text())["biased_model"] == "story_bag"

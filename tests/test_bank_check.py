@@ -66,7 +66,7 @@ def test_each_problem_is_found(tmp_path, clause, key, text, message):
     ("son-wife-father-in-law", "female", "{D} met {D.his} daughter-in-law {C} and {C.his} husband {B}, whose mother is {A}."),
     ("brother", "any", "{A} swears that {B}, {A.his} brother, cheats at cards."),  # not B's own "his"
     ("wife-son", "male", "{A} and {A.his} wife {B} took their son {C} to the zoo."),  # the couple's child
-    ("son-wife-son", "any", "{A}'s son {B} married {C} in June. Their son {D} was born in May."),
+    ("son-wife-son", "any", "{A}'s son {B} married {C} in a barn. Their son {D} bakes bread in a snowstorm."),
     ("father-in-law", "any", "{B}, the father-in-law of {A}, carved a cradle."),  # the noun's owner after 'of'
     ("grandson", "any", "{A} planted an oak to mark the arrival of {A.his} first grandson, {B}."),
     ("daughter-in-law-husband", "male", "{A}'s daughter-in-law {B} whistled; {C}, whose wife {B.he} is, sang."),

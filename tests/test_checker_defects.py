@@ -93,7 +93,7 @@ def test_a_name_repeated_in_one_sentence_is_reported_but_kept(tmp_path):
     ("brother-father", "any", "{A} watched as {A.his} brother {B} and {C}, son and father, shared one rod."),
     ("brother-brother", "any", "{A}'s brother {B} rows with {C}. {B} and {C}, two brothers, never agree."),
     ("husband", "female", "{A}, married to {B}, keeps bees."),
-    ("mother", "any", "{B} gave birth to {A} in a snowstorm."),
+    ("mother", "any", "{B} is the mother of {A} and sings in a snowstorm."),
     ("daughter", "any", "{B}, daughter of the blacksmith {A}, forged a sword."),
     ("son-wife", "female", "{A} took {A.his} son {B} and {B.his} wife {C} to the coast."),
     ("mother-in-law", "male", "{A} drove {A.his} wife's mother {B} to the clinic."),
@@ -204,11 +204,9 @@ def test_a_pronoun_a_careful_reader_could_take_two_ways_or_takes_wrongly_is_flag
     ('brother-brother', 'male-male-male',
      "ENT_0_male and his brother ENT_1_male rowed hard, and one of ENT_1_male's brothers, ENT_2_male, steered."),
     ('daughter-sister-son', 'female-female-female-male',
-     "ENT_0_female knitted scarves for her twin daughters, ENT_2_female and ENT_1_female. ENT_2_female's son ENT_3_male wore his first."),
+     "ENT_0_female knitted scarves for her daughters, ENT_2_female and ENT_1_female. ENT_2_female's son ENT_3_male wore his first."),
     ('sister-father-wife', 'female-female-male-female',
      'ENT_2_male has two daughters, ENT_1_female and ENT_0_female, and his wife ENT_3_female taught them both the oboe.'),
-    ('husband-grandson-sister', 'female-male-male-female',
-     'ENT_0_female is married to ENT_1_male, and he has grandchildren named ENT_2_male and ENT_3_female.'),
     ('husband', 'female-male',
      'ENT_0_female drove her husband, who had sprained an ankle, ENT_1_male, to the clinic.'),
     ('sister-son', 'female-female-male',
@@ -226,7 +224,7 @@ def test_a_pronoun_a_careful_reader_could_take_two_ways_or_takes_wrongly_is_flag
     ('husband', 'female-male',
      'ENT_0_female is proud that her husband won the regatta. His name is ENT_1_male.'),
     ('mother', 'male-female',
-     'ENT_1_female gave birth to a son named ENT_0_male on a stormy night.'),
+     'ENT_1_female had a son named ENT_0_male, who sails on stormy nights.'),
     ('husband', 'female-male',
      "Everyone on the dock waved at ENT_1_male (ENT_0_female's husband) as the ferry left."),
     ('sister-father-wife', 'female-female-male-female',
@@ -264,7 +262,7 @@ def test_a_pronoun_a_careful_reader_could_take_two_ways_or_takes_wrongly_is_flag
     ('grandmother', 'male-female', 'ENT_0_male spends Sundays with his grandmother, whose name is ENT_1_female.'),
     ('nephew', 'male-male', "ENT_0_male painted his nephew, ENT_1_male's, fence on Saturday."),
     ('daughter-brother-grandmother', 'male-female-male-female',
-     "ENT_0_male drove his daughter, ENT_1_female, and her twin brother, ENT_2_male, to their grandmother ENT_3_female's farm."),
+     "ENT_0_male drove his daughter, ENT_1_female, and her brother, ENT_2_male, to their grandmother ENT_3_female's farm."),
     ('brother-grandfather', 'male-male-male',
      "On Sundays, ENT_1_male's grandfather ENT_2_male rowed him and his brother ENT_0_male across the river."),
 ])
@@ -311,7 +309,7 @@ def test_the_reader_resolves_rendered_stories_too():
     assert any(f.rule == "4" and "forward" in f.message for f in flags)
 
 
-# --- the shipped bank and the stories in the README -----------------------------------------
+# --- the shipped bank and the stories in the docs -----------------------------------------
 
 
 def test_the_default_bank_tells_every_fact_with_its_owner():
@@ -322,13 +320,33 @@ def test_the_default_bank_tells_every_fact_with_its_owner():
     assert len(report.entries) >= 6000
 
 
-def test_the_readme_stories_hold_no_role_only_fact():
-    """The ten stories of the README (``clutrr show --k 4 --noise all -n 10``) use only templates
+def test_the_documented_stories_hold_no_role_only_fact():
+    """The ten stories of docs/stories.md (``clutrr show --k 4 --noise all -n 10``) use only templates
     whose every fact names its owner."""
     report = check_bank("paraphrase", targets=False)
     flagged = {e.template.id for e, f in report.flags if f.kind in ("role-only", "dangling", "unstated")}
     config = GeneratorConfig()
     ids = [p["template"] for i in range(10) for p in make_example(config, 4, "all", 0, i, "test").record["pieces"]]
     assert ids and not set(ids) & flagged
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
-    assert "clutrr show --k 4 --noise all -n 10" in readme
+    page = (Path(__file__).resolve().parent.parent / "docs" / "stories.md").read_text(encoding="utf-8")
+    assert "clutrr show --k 4 --noise all -n 10" in page
+
+
+@pytest.mark.parametrize("f_comb, genders, text", [
+    ('husband-grandson-sister', 'female-male-male-female',
+     'ENT_0_female is married to ENT_1_male, and he has grandchildren named ENT_2_male and ENT_3_female.'),
+    ('grandson-brother', 'female-male-male', "ENT_0_female took her grandsons ENT_1_male and ENT_2_male to the zoo."),
+])
+def test_siblings_told_only_as_grandchildren_of_one_person_are_dropped(tmp_path, f_comb, genders, text):
+    flags = _amt_flags(tmp_path, f_comb, genders, text)
+    assert any(f.rule == "9" and f.drops and "may be cousins" in f.message for f in flags), flags
+
+
+@pytest.mark.parametrize("f_comb, genders, text", [
+    ('husband', 'female-male', "ENT_0_female's husband is named ENT_1_male. They keep bees."),
+    ('husband', 'female-male', "Husband and wife, ENT_1_male and ENT_0_female, keep bees."),
+    ('husband', 'female-male', "Husband and wife, ENT_0_female and ENT_1_male, keep bees."),
+    ('wife-son', 'male-female-male', "Husband and wife, ENT_0_male and ENT_1_female, took their son ENT_2_male out."),
+])
+def test_is_named_and_an_ownerless_pair_state_their_facts(tmp_path, f_comb, genders, text):
+    assert [f for f in _amt_flags(tmp_path, f_comb, genders, text) if f.drops] == []

@@ -108,6 +108,7 @@ def test_toy_permutation_acceptance():
     permuted = [["son", "son", "aunt", "son"], ["uncle"] * 4, ["wife", "son", "son", "son"], ["uncle"] * 4]
     m = permutation_acceptance(gold, original, permuted, n_labels=4)
     assert (m.omega_max, m.omega_rand, m.p_correct, m.p_wrong, m.p_wrong_all) == (0.5, 0.25, 3 / 8, 1 / 4, 1 / 8)
+    assert m.omega_max_thesis == 0.25  # x = 1/|D_test| = 1/4: story 3's 1/4 is not above it
     assert m.random_omega_max == pytest.approx(175 / 256) and m.random_omega_rand == pytest.approx(67 / 256)
     assert round(random_omega(22, 100, 0.0), 3) == 0.990 and round(random_omega(22, 100, 1 / 22), 3) == 0.479
 

@@ -20,7 +20,8 @@ from helpers import REPO
 
 SAMPLE = re.compile(r"<!-- sample: (?P<name>[\w-]+) -->\n```(?P<lang>python|sh)\n(?P<code>.*?)```\n\n"
                     r"```text\n(?P<out>.*?)```", re.S)
-DOCS = [REPO / "docs" / "rl.md", REPO / "docs" / "eval.md", REPO / "docs" / "graph.md", REPO / "docs" / "kinship_rules.md",
+DOCS = [REPO / "docs" / "rl.md", REPO / "docs" / "eval.md", REPO / "docs" / "graph.md", REPO / "docs" / "stories.md",
+        REPO / "docs" / "kinship_rules.md",
         REPO / "README.md"]
 
 
@@ -59,7 +60,7 @@ def test_documented_output_matches_a_real_run(doc, name):
 
 def test_the_documented_samples_exist():
     names = {p.values[1] for p in samples()}
-    assert {"curriculum", "stories", "story-graph", "graph-networkx"} <= names
+    assert {"curriculum", "stories", "story-graph", "graph-networkx", "show-memory", "rl-reward"} <= names
 
 
 def test_the_readme_picture_is_what_its_command_draws(tmp_path):

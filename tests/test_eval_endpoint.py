@@ -179,6 +179,40 @@ def test_repeated_sampling_pass_at_k_majority_and_truncations(data, tmp_path):
     assert json.loads((tmp_path / "r2" / "report.json").read_text())["reports"][0]["sampling"] == report["sampling"]
 
 
+def test_think_open_replies_cut_or_unclosed_are_wrong(data, tmp_path):
+    """A model whose chat template opens <think> in the prompt: 4 samples per story, only the
+    first closes its block (with the policy's right or wrong word); one more states the right
+    relation without closing it, two are cut by the length limit (one after closing it)."""
+    kinds = expected(data)
+    right_stories = sum(kind == "right" for kind in kinds.values())
+    server = Server(data, tmp_path, "open", "--sampling", "--think-open")
+    try:
+        runs = {}
+        for name, extra in (("open", ("--think-open",)), ("plain", ())):
+            res = subprocess.run(eval_command(data, server.url, tmp_path / "c.jsonl", tmp_path / name, "--samples", "4",
+                                              "--temperature", "0.7", *extra), capture_output=True, text=True,
+                                 timeout=180)
+            assert res.returncode == 0, res.stderr
+            runs[name] = json.loads((tmp_path / name / "report.json").read_text())["reports"][0]
+    finally:
+        server.kill()
+    # by hand: with --think-open a right story has 1 right reply of 4, the others none;
+    # pass@k = P(the right one among k drawn of 4) = k/4 for a right story
+    opened = runs["open"]["sampling"]["overall"]["all"]
+    share = right_stories / len(kinds)
+    assert 0 < share < 1
+    for k in (1, 2, 4):
+        assert opened[f"pass@{k}"]["value"] == pytest.approx(share * k / 4)
+    # read without --think-open, the unclosed reply 2 is paid (so every story passes); the cut ones never are
+    plain = runs["plain"]["sampling"]["overall"]["all"]
+    assert plain["pass@4"]["value"] == 1.0
+    assert plain["pass@1"]["value"] == pytest.approx((right_stories * 2 + (len(kinds) - right_stories)) / (4 * 44))
+    items = [json.loads(line) for line in (tmp_path / "open" / "items.jsonl").read_text().splitlines()]
+    cut = [x for x in items if x["finish_reason"] == "length"]
+    assert len(cut) == 88 and not any(x["correct"] or x["answer"] for x in cut)
+    assert sum(runs["open"]["replies_by_k"][k]["cut_by_length"] for k in ("2", "3")) == 88
+
+
 def test_base_model_completions_and_prompt_control(data, tmp_path):
     template = tmp_path / "t.txt"
     template.write_text("Q: {question}")

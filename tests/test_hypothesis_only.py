@@ -9,6 +9,7 @@ import sys
 import pytest
 
 from clutrr.cli import main
+from clutrr.diagnostics.audit import PREMISE_UNK
 from clutrr.diagnostics.nli_audit import HYP_ENCODER, HYP_NB, OVERLAP, overlap_label, relation_word
 from diag_rows import FIXTURES
 
@@ -51,10 +52,10 @@ def test_the_audit_prints_every_baseline_and_the_bar_is_their_maximum(recast, tm
     pytest.importorskip("torch")
     assert main(["audit", str(recast), "--out", str(tmp_path / "rep")]) == 0
     out = capsys.readouterr().out
-    assert "| majority | own maj. | hyp-NB | p | hyp-enc | p | overlap | p | to beat |" in out
+    assert "| majority | own maj. | hyp-NB | p | hyp-enc | p | unk-prem | p | overlap | p | to beat |" in out
     assert "**Hypothesis-only encoder:** BiLSTM trained 6 time(s)" in out  # 5 folds of the training split, then once
     report = json.loads((tmp_path / "rep" / "audit.json").read_text())
-    assert report["models"] == [HYP_NB, HYP_ENCODER, OVERLAP]
+    assert report["models"] == [HYP_NB, HYP_ENCODER, PREMISE_UNK, OVERLAP]
     for split in report["splits"]:
         for g in split["groups"]:
             scores = {"majority": g["majority"]["bar"], **{m: g[m]["accuracy"] for m in report["models"]}}
@@ -71,7 +72,7 @@ def test_without_torch_the_encoder_is_skipped_in_one_line(recast, tmp_path):
     lines = [line for line in r.stdout.splitlines() if "encoder" in line.lower()]
     assert lines == ["**Hypothesis-only encoder:** skipped (the baselines need PyTorch and torch_geometric: "
                      "pip install torch==2.13.0 'clutrr[baselines]' (torch first, for its CPU build))."]
-    assert "| hyp-NB | p | overlap | p | to beat |" in r.stdout and "hyp-enc" not in r.stdout
+    assert "| hyp-NB | p | unk-prem | p | overlap | p | to beat |" in r.stdout and "hyp-enc" not in r.stdout
 
 
 @pytest.mark.parametrize("spec", ["bilstm2", "no_such_module:fit", "toy_encoders:missing", "toy_encoders:broken"])

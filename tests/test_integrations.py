@@ -9,7 +9,7 @@ import sys
 import datasets
 import pytest
 
-from clutrr.rl import DatasetConfig, FileDataset, make_dataset, to_hf_dataset
+from clutrr.rl import DatasetConfig, FileDataset, make_dataset, reward, to_hf_dataset
 from helpers import REPO, run_generate
 
 
@@ -129,11 +129,62 @@ def test_verifiers_environment_and_rubric():
         asyncio.run(task.score(trace))
         return trace
 
-    faithful = score(f"<think>{steps}</think><answer>{task.data.answer}</answer>")
+    concluded = f"{steps} So {tail} is {head}'s {task.data.answer}."
+    faithful = score(f"<think>{concluded}</think><answer>{task.data.answer}</answer>")
     assert {k: (r.score, r.weight) for k, r in faithful.rewards.items()} == {
-        "correct": (1.0, 1.0), "format": (1.0, 0.1), "process": (1.0, 0.5)}
-    assert faithful.reward == pytest.approx(1.6) and faithful.metrics["claim_precision"] == 1.0
+        "correct": (1.0, 0.5), "format": (1.0, 0.1), "process": (1.0, 0.5)}
+    assert faithful.reward == pytest.approx(1.1) and faithful.metrics["claim_precision"] == 1.0
     wrong = score(f"<think>{steps}</think><answer>nobody</answer> So {tail} is {head}'s {task.data.answer}.")
     assert wrong.reward == 0.0 and wrong.metrics["claims_connect"] == 1.0
     unclosed = score(f"<think>{steps} so the answer is {task.data.answer}")
     assert unclosed.reward == 0.0
+
+
+def test_one_reward_definition_across_trl_verifiers_and_reward(items):
+    """The TRL reward, the verifiers rubric and reward() give the same number for the same
+    reply, item and weights (docs/rl.md)."""
+    import verifiers.v1 as vf
+    from verifiers.v1.trace import AgentInfo, Trace, TraceTask
+
+    from clutrr.integrations.trl_reward import make_reward
+    from clutrr.integrations.verifiers_env import load_environment
+
+    weights = [(0.0, 0.0), (0.1, 0.0), (0.1, 0.5), (0.25, 1.0)]
+    envs = {w: load_environment(size=2, k=(3,), seed=7, format_weight=w[0], process_weight=w[1]) for w in weights}
+    for position in range(2):
+        task = list(envs[weights[0]].taskset)[position]
+        item = task.data.item
+        people = [p["name"] for p in item["metadata"]["people"]]
+        head, tail = item["query"]
+        steps = " ".join(f"{people[f['tail']]} is {people[f['head']]}'s {f['relation']}."
+                         for f in item["metadata"]["facts"])
+        replies = [f"<think>{steps}</think><answer>{item['answer']}</answer>",
+                   f"{people[item['metadata']['facts'][0]['tail']]} is {tail}'s nephew. So {tail} is {head}'s "
+                   f"{item['answer']}.", f"<answer>{item['answer']}</answer>", "<answer>nobody</answer>",
+                   f"{steps} So the answer is {item['answer']}"]
+        row = {key: [value] for key, value in to_hf_dataset([item]).to_list()[0].items() if key != "prompt"}
+        for fb, w in weights:
+            trl = make_reward(format_bonus=fb, process_weight=w)
+            for reply in replies:
+                trace = Trace(task=TraceTask(type="ClutrrTask", data=task.data),
+                              agent=AgentInfo(config=vf.AgentConfig()))
+                trace.root_reply = reply
+                env_task = list(envs[fb, w].taskset)[position]
+                asyncio.run(env_task.score(trace))
+                expected = reward(reply, item, format_bonus=fb, process_weight=w)
+                assert trl(completions=[reply], **row) == [expected]
+                assert trace.reward == pytest.approx(expected), (reply, fb, w)
+
+
+def test_trl_reward_names_a_missing_column(items):
+    from clutrr.integrations.trl_reward import make_reward
+
+    rows = to_hf_dataset(items[:1]).to_list()
+    columns = {key: [rows[0][key]] for key in rows[0] if key != "prompt"}
+    without_query = {k: v for k, v in columns.items() if k != "query"}
+    with pytest.raises(ValueError, match="^clutrr_reward needs the dataset column.s. query "):
+        make_reward()(completions=["<answer>aunt</answer>"], **without_query)
+    without_people = {k: v for k, v in columns.items() if k != "people"}
+    with pytest.raises(ValueError, match="^with_process needs the dataset column.s. people ") as err:
+        make_reward(process_weight=0.5, name="with_process")(completions=["aunt"], **without_people)
+    assert "\n" not in str(err.value)

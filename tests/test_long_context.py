@@ -3,13 +3,16 @@ length and put their sentences at the asked depth."""
 from __future__ import annotations
 
 import json
+import random
 import re
 
 import pyarrow.parquet as pq
 import pytest
 
-from clutrr.story.generator import GeneratorConfig, make_example
-from clutrr.core.padding import load_surnames, query_closure
+from clutrr.core.family import FamilyConfig
+from clutrr.story.generator import GeneratorConfig, banks, make_example
+from clutrr.story.long_context import Padding, padding_pieces
+from clutrr.core.padding import NameAllocator, load_surnames, query_closure
 from clutrr.diagnostics.verify import verify_row
 from clutrr.io.csv_format import COLUMNS, row_fields
 from clutrr.io.schema import arrow_schema
@@ -118,3 +121,36 @@ def test_generate_writes_context_records_and_parquet(tmp_path):
     assert summary["chain_start_by_tenth"][2] + summary["chain_start_by_tenth"][1] >= 5  # about a quarter in
     bad = run_generate("--context-words", "1000", "--depth", "deep", "--out", str(tmp_path / "bad"))
     assert bad.returncode == 2 and "--depth must be" in bad.stderr and not (tmp_path / "bad").exists()
+
+
+@pytest.mark.parametrize("index", range(4))
+def test_first_names_are_unique_in_the_whole_padded_text(index):
+    rec = padded(3000, k=4, noise="all", index=index).record
+    people = set(NAME.findall(rec["story"]))
+    firsts = [name.split()[0] for name in people]
+    assert len(people) > 150 and len(firsts) == len(set(firsts))
+
+
+def test_past_the_name_lists_a_first_name_comes_back_only_in_another_family():
+    rng = random.Random(3)
+    allocator = NameAllocator(["Imogen Swann"], rng)
+    given = []
+    for family in range(40):
+        allocator.start_family()
+        names = [allocator.name(family % 2) for _ in range(12)]
+        firsts = [n.split()[0] for n in names]
+        assert len(firsts) == len(set(firsts)) and "Imogen" not in firsts
+        given += names
+    assert len(given) == len(set(given))
+    assert len({n.split()[0] for n in given}) > 300  # every first name is given before one comes back
+
+
+@pytest.mark.parametrize("index", range(3))
+def test_no_template_is_used_twice_in_a_padded_text(index):
+    config = GeneratorConfig(context_words=3000, depth="spread")
+    ex = make_example(config, 4, "all", 9, index, "test")
+    bank = banks(config, 9)["test"]
+    padding = Padding(3000, "spread", FamilyConfig(), None, config.max_piece, True)
+    extra, _, _ = padding_pieces(ex.kb, bank, padding, ex.pieces, ex.names, random.Random(index))
+    ids = [p.template_id for p in ex.pieces + extra]
+    assert len(extra) > 100 and len(ids) == len(set(ids))

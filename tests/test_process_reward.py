@@ -33,8 +33,8 @@ def verdicts(result):
 
 def test_faithful_chain():
     r = process_reward(FAITHFUL, ENTRY)
-    assert verdicts(r) == [("June", "Scott", "daughter", "true"), ("Earl", "June", "husband", "true"),
-                           ("Claire", "Earl", "mother-in-law", "true"), ("Claire", "June", "mother", "true"),
+    assert verdicts(r) == [("June", "Scott", "daughter", "restated"), ("Earl", "June", "husband", "restated"),
+                           ("Claire", "Earl", "mother-in-law", "restated"), ("Claire", "June", "mother", "true"),
                            ("Claire", "Scott", "wife", "true")]
     assert r.precision == 1.0 and r.connected and r.first_false is None and r.score == 1.0
     assert reward(FAITHFUL, ENTRY, process_weight=0.5) == 1.0
@@ -91,7 +91,7 @@ def test_generated_stories_gold_chains_are_faithful():
 def test_claims_in_capitals_and_relative_clauses():
     shouted = "<think>JUNE IS SCOTT'S DAUGHTER. CLAIRE, WHO IS JUNE'S MOTHER, IS SCOTT'S WIFE.</think><answer>wife</answer>"
     r = process_reward(shouted, ENTRY)
-    assert verdicts(r)[:2] == [("JUNE", "SCOTT", "daughter", "true"), ("CLAIRE", "JUNE", "mother", "true")]
+    assert verdicts(r)[:2] == [("JUNE", "SCOTT", "daughter", "restated"), ("CLAIRE", "JUNE", "mother", "true")]
     assert r.precision == 1.0 and r.connected
 
 
@@ -101,3 +101,32 @@ def test_repeating_a_true_claim_does_not_raise_the_precision():
     result = process_reward(padded, ENTRY)
     assert [(c.person, c.owner, c.relation) for c in result.claims] == [(c.person, c.owner, c.relation) for c in once.claims]
     assert result.precision == once.precision < 1
+
+
+def test_a_claim_and_its_inverse_are_one_claim():
+    both = process_reward("Claire is June's mother. June is Claire's daughter. So Claire is Scott's wife.", ENTRY)
+    one = process_reward("Claire is June's mother. So Claire is Scott's wife.", ENTRY)
+    assert verdicts(both) == verdicts(one) and both.score == one.score
+
+
+def test_restating_the_story_earns_nothing():
+    copied = process_reward("June is Scott's daughter. Earl is June's husband. Claire is Earl's mother-in-law. "
+                            "Scott is June's father.", ENTRY)
+    assert {c.verdict for c in copied.claims} == {"restated"} and copied.precision is None and copied.score == 0.0
+    assert reward("June is Scott's daughter. Earl is June's husband. Claire is Earl's mother-in-law. "
+                  "<answer>wife</answer>", ENTRY, process_weight=0.5) == 0.5
+
+
+def test_lower_case_and_hedged_false_claims_are_judged():
+    assert verdicts(process_reward("june might be scott's sister.", ENTRY)) == [("june", "scott", "sister", "false")]
+    assert verdicts(process_reward("June may be Scott's sister.", ENTRY)) == [("June", "Scott", "sister", "false")]
+
+
+def test_one_false_claim_caps_the_score_whatever_is_added():
+    clean = "Claire is June's mother. So Claire is Scott's wife. <answer>wife</answer>"
+    best = process_reward(clean, ENTRY).score
+    padding = ["Claire is June's mother.", "Claire is Scott's wife.", "Scott is Claire's husband.",
+               "June is Claire's daughter.", "Claire is Scott's wife."]
+    for n in range(1, 6):
+        padded = "Earl is Scott's brother. " + " ".join(padding[:n]) + " " + clean
+        assert process_reward(padded, ENTRY).score < best, n

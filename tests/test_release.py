@@ -14,12 +14,15 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 import yaml
+from helpers import REPO
 
+from clutrr import __version__ as clutrr_version
 from clutrr.cli import main as clutrr
 from clutrr.commands.generate import main as generate
 from clutrr.release.build import BuildOptions, generate_command, part_spec
 from clutrr.release.configs import BY_NAME, CONFIGS, ORIGINAL_NAMES, select
 from clutrr.release.manifest import fingerprint, read_manifest
+from clutrr.io.v1_view import RENAMED, V1_LABELS
 from clutrr.release.run import write_release
 
 SCALE = 0.003
@@ -62,13 +65,14 @@ def test_the_six_original_configurations_keep_their_names_and_tasks():
 def test_every_configuration_loads_by_name_offline(small, tmp_path):
     script = textwrap.dedent(f"""
         import json, datasets
-        from clutrr.io.schema import features
+        from clutrr.io.schema import features_of
+        from clutrr.io.v1_view import view_fields
         out = {{}}
         for name in {json.dumps([c.name for c in CONFIGS])}:
             ds = datasets.load_dataset({str(small)!r}, name)
             context = "context" in next(iter(ds.values())).features
             out[name] = {{"rows": {{s: d.num_rows for s, d in ds.items()}},
-                         "typed": all(d.features == features(context=context) for d in ds.values()),
+                         "typed": all(d.features == features_of(view_fields(context)) for d in ds.values()),
                          "context": context}}
         print(json.dumps(out))
     """)
@@ -86,7 +90,8 @@ def test_every_configuration_loads_by_name_offline(small, tmp_path):
 def test_the_card_declares_every_file_feature_and_count(small):
     from datasets import Features
 
-    from clutrr.io.schema import features
+    from clutrr.io.schema import features_of
+    from clutrr.io.v1_view import view_fields
 
     header = card_header(small)
     assert [c["config_name"] for c in header["configs"]] == [c.name for c in CONFIGS]
@@ -102,7 +107,7 @@ def test_the_card_declares_every_file_feature_and_count(small):
             assert counts[df["split"]] == sum(sum(1 for _ in csv.reader(f.with_suffix(".csv").open())) - 1
                                               for f in files)
         declared = Features._from_yaml_list(infos[name]["features"])
-        assert declared == features(context=name.startswith("ctx"))
+        assert declared == features_of(view_fields(context=name.startswith("ctx")))
         assert pq.read_schema(small / listed[0]).names == list(declared)
 
 
@@ -148,7 +153,10 @@ def test_the_cards_commands_make_the_files(small, tmp_path):
         argv = words + ["--out", str(tmp_path / str(i)), "--quiet"]
         assert generate(argv) == 0
     assert (tmp_path / "0" / "1.2_test.csv").read_bytes() == (folder / "1.2_test.csv").read_bytes()
-    assert (tmp_path / "1" / "3.3_test.parquet").read_bytes() == (folder / "3.3_test.parquet").read_bytes()
+    made = pq.read_table(tmp_path / "1" / "3.3_test.parquet").to_pylist()
+    released = pq.read_table(folder / "3.3_test.parquet").to_pylist()
+    assert [{RENAMED.get(k, k): v for k, v in r.items()} for r in made] == \
+        [{k: r[k] for k in (RENAMED.get(k, k) for k in made[0])} for r in released]
     made = {r["id"] for r in csv.DictReader((tmp_path / "0" / "1.2,1.3_train.csv").open())}
     released = {r["id"] for stem in ("1.2,1.3_train", "1.2,1.3_validation")
                 for r in csv.DictReader((folder / f"{stem}.csv").open())}
@@ -167,8 +175,13 @@ def test_the_fingerprint_is_sha256sum_of_the_files(small):
 def test_check_passes_on_a_fresh_build_with_other_workers_and_names_a_changed_file(tmp_path, capsys):
     out = tmp_path / "rel"
     assert clutrr(["release", "--out", str(out), "--configs", SUBSET, "--scale", str(SCALE), "--quiet"]) == 0
+    built = capsys.readouterr().err
+    on_disk = sum(1 for p in out.rglob("*") if p.is_file())
+    assert f" {on_disk} files, " in built
     assert clutrr(["release", "--check", str(out), "--workers", "2", "--quiet"]) == 0
-    assert "files match a rebuild" in capsys.readouterr().err
+    assert f"all {on_disk} files match a rebuild" in capsys.readouterr().err
+    assert clutrr(["release", "--check", str(out), "--quick"]) == 0
+    assert f"all {on_disk} files match release.json" in capsys.readouterr().err
     target = out / "ctx_depth_k4_w4000" / "1.4_d0.5_test.csv"
     data = bytearray(target.read_bytes())
     data[len(data) // 2] ^= 1
@@ -177,6 +190,10 @@ def test_check_passes_on_a_fresh_build_with_other_workers_and_names_a_changed_fi
     captured = capsys.readouterr()
     assert captured.out.splitlines() == ["ctx_depth_k4_w4000/1.4_d0.5_test.csv: differs"]
     assert "1 of " in captured.err and "every data file matches" not in captured.err
+    assert clutrr(["release", "--check", str(out), "--quick"]) == 1
+    captured = capsys.readouterr()
+    assert captured.out.splitlines() == ["ctx_depth_k4_w4000/1.4_d0.5_test.csv: differs"]
+    assert f"1 of {on_disk} files differ from release.json" in captured.err
     data[len(data) // 2] ^= 1
     target.write_bytes(bytes(data))
     card = out / "README.md"  # a card written by another clutrr (other reference figures): the data still match
@@ -196,7 +213,8 @@ def test_bad_requests_exit_2_and_leave_nothing(tmp_path, capsys):
         (["release", "--out", str(tmp_path / "mine"), "--force", "--configs", SUBSET], "clutrr did not write it"),
         (["release", "--out", str(tmp_path / "x"), "--configs", "gen_train99"], "unknown configuration"),
         (["release", "--out", str(tmp_path / "x"), "--scale", "0"], "--scale"),
-        (["release"], "either --out"),
+        (["release"], "give one of --out"),
+        (["release", "--out", str(tmp_path / "x"), "--quick"], "--quick goes with --check"),
         (["release", "--check", str(tmp_path / "mine"), "--configs", SUBSET], "--check takes"),
     ]
     for argv, message in cases:
@@ -223,3 +241,116 @@ def test_force_replaces_a_release_and_nothing_else(tmp_path, capsys):
     assert generate(["--k", "2", "--test-k", "none", "--train-rows", "5", "--out", str(dataset), "--quiet"]) == 0
     assert clutrr(["release", "--out", str(dataset), "--force", "--configs", "ctx_depth_k4_w4000"]) == 2
     assert "a clutrr dataset" in capsys.readouterr().err
+
+
+# Code written for HF CLUTRR/v1, as a researcher would run it on load_dataset("CLUTRR/v1", name):
+# column names and types, the query names, the integer label in v1's list, the literal columns.
+V1_USAGE = textwrap.dedent("""
+    import ast, json, sys
+    import datasets
+    V1 = json.loads(sys.argv[3])
+    COLUMNS = ["id", "story", "query", "target", "target_text", "clean_story", "proof_state", "f_comb",
+               "task_name", "story_edges", "edge_types", "query_edge", "genders", "task_split"]
+    out = {}
+    for name in json.loads(sys.argv[2]):
+        seen = out[name] = {"rows": 0, "v1_label": 0, "labels": [], "chain_only": 0}
+        for split, d in datasets.load_dataset(sys.argv[1], name).items():
+            assert list(d.features)[:14] == COLUMNS, list(d.features)
+            assert {c: d.features[c].dtype for c in COLUMNS} == {c: "int32" if c == "target" else "string"
+                                                                 for c in COLUMNS}
+            for row in d:
+                head, tail = ast.literal_eval(row["query"])
+                people = [p.split(":") for p in row["genders"].split(",")]
+                names = [n for n, _ in people]
+                assert {g for _, g in people} <= {"male", "female"}
+                a, b = ast.literal_eval(row["query_edge"])
+                assert (names[a], names[b]) == (head, tail)
+                edges = ast.literal_eval(row["story_edges"])
+                types = ast.literal_eval(row["edge_types"])
+                assert all(0 <= i < len(names) for e in edges for i in e) and len(types) <= len(edges)
+                facts = [(names[h], r, names[t]) for (h, t), r in zip(edges, types)]  # as ctp's loader pairs them
+                k = int(row["task_name"].rpartition(".")[2])
+                seen["chain_only"] += len(facts) == k
+                proof = ast.literal_eval(row["proof_state"])
+                if proof:
+                    assert next(iter(proof[0])) == (head, row["target_text"], tail)
+                assert row["task_split"] in ("train", "test") and row["f_comb"].count("-") >= k - 1
+                label = row["target"]
+                seen["rows"] += 1
+                seen["v1_label"] += label < len(V1) and V1[label] == row["target_text"]
+                seen["labels"] = sorted(set(seen["labels"]) | {label})
+    print(json.dumps(out))
+""")
+
+
+def test_code_written_for_v1_runs_on_every_configuration(small, tmp_path):
+    names = read_manifest(small)["configs"]
+    env = {**os.environ, "HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1", "HF_HOME": str(tmp_path / "hf")}
+    done = subprocess.run([sys.executable, "-c", V1_USAGE, str(small), json.dumps(names), json.dumps(V1_LABELS)],
+                          capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-3000:]
+    seen = json.loads(done.stdout.splitlines()[-1])
+    assert sorted(seen) == sorted(names) and len(names) == len(CONFIGS) == 13
+    for name, s in seen.items():
+        rows = sum(read_manifest(small)["figures"][name]["rows"].values())
+        assert s["rows"] == rows > 0, name
+        brothers_in_law = sum(r["target_text"] == "brother-in-law" for f in (small / name).glob("*.parquet")
+                              for r in pq.read_table(f, columns=["target_text"]).to_pylist())
+        assert s["v1_label"] == rows - brothers_in_law, name  # every other label is v1's, with v1's index
+        assert set(s["labels"]) <= set(range(len(V1_LABELS) + 1))
+    v1 = seen["v1_rob_train_clean_23_test_all_23"]
+    assert v1["chain_only"] == v1["rows"] and max(v1["labels"]) < len(V1_LABELS)  # ctp reads the chain alone
+    assert seen["rob_train_sup_23_test_all_23"]["chain_only"] < seen["rob_train_sup_23_test_all_23"]["rows"]
+
+
+def test_chain_types_change_only_edge_types(small):
+    folder = small / "v1_rob_train_clean_23_test_all_23"
+    for path in folder.glob("*.csv"):
+        rows = list(csv.DictReader(path.open(encoding="utf-8")))
+        records = pq.read_table(path.with_suffix(".parquet")).to_pylist()
+        for row, rec in zip(rows, records, strict=True):
+            chain = [e["relation"] for e in rec["edges"] if e["noise"] == "none"]
+            assert row["edge_types"] == rec["edge_types"] == repr(chain) and len(chain) == rec["k"]
+            assert len(eval(row["story_edges"])) == len(rec["edges"])  # noise facts stay edges, untyped
+    noisy = pq.read_table(small / "rob_train_irr_23_test_all_23" / "3.3_test.parquet").to_pylist()
+    assert all(r["edge_types"] == repr([e["relation"] for e in r["edges"]]) for r in noisy)
+    assert any(len(r["edges"]) > r["k"] for r in noisy)
+
+
+def test_the_card_states_comparability_as_the_command_prints_it(small, capsys):
+    assert clutrr(["release", "--compare", str(small)]) == 0
+    printed = capsys.readouterr().out.strip().splitlines()
+    card = (small / "README.md").read_text(encoding="utf-8")
+    assert printed[0].startswith("| configuration | rows | target words") and len(printed) == 2 + 13 + 1
+    assert "\n".join(printed) in card
+    figures = read_manifest(small)["figures"]
+    v1 = figures["v1_rob_train_clean_23_test_all_23"]["comparability"]
+    assert v1["never_asked_rows"] == 0 and v1["noise_typed_rows"] == 0 and v1["target_words"] <= 18
+    clean = figures["gen_train23_test2to10"]["comparability"]
+    assert clean["noise_typed_rows"] == 0 and clean["test_rows_per_file"][0] == clean["test_rows_per_file"][1]
+    assert figures["noise_all_train23_test2to10"]["comparability"]["noise_typed_rows"] > 0
+
+
+def test_the_card_describes_every_column_holdout_and_citation(small):
+    from clutrr.release.columns import DESCRIPTIONS
+    from clutrr.render.templates import TEST_SHARE
+
+    card = (small / "README.md").read_text(encoding="utf-8")
+    for name in pq.read_schema(small / "ctx_train23_test2to10" / "1.2_w1000_test.parquet").names:
+        assert name in DESCRIPTIONS and f"| `{name}` |" in card, name
+    assert ", ".join(f"{100 * s:.0f}%" for s in TEST_SHARE.values()) + " of the templates" in card
+    assert "## Limitations" in card and "## Comparability with published CLUTRR results" in card
+    doc = read_manifest(small)
+    head = subprocess.run(["git", "-C", str(REPO), "rev-parse", "HEAD"], capture_output=True, text=True)
+    if head.returncode == 0:
+        assert doc["commit"] == head.stdout.strip() and isinstance(doc["tree_clean"], bool)
+        assert f"commit {doc['commit']}; data fingerprint {doc['data_fingerprint']}" in card
+    assert doc["version"] == clutrr_version and f"version      = {{{clutrr_version}}}" in card
+
+
+def test_the_docs_show_the_v1_table_the_card_prints():
+    from clutrr.release.columns import v1_table
+
+    docs = (REPO / "docs" / "release.md").read_text(encoding="utf-8")
+    assert "\n".join(v1_table()) in docs
+    assert "60%, 35% and 25% of the templates" in docs and "20%" not in docs

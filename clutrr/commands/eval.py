@@ -2,25 +2,32 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 from clutrr.io.ownership import FORCE_HELP
 from clutrr.commands.kinship import kb_argument
 from clutrr.errors import UsageError
 from clutrr.io.staging import check_output
 from clutrr.eval.data import load_eval_set
+from clutrr.eval.forms import evaluate_forms, form_item, is_form_folder, load_form_golds, render_forms, replies_of
+from clutrr.eval.predictions import iter_predictions
 from clutrr.eval.models import load_callable, predict_with_callable, predict_with_endpoint
 from clutrr.eval.plot import has_matplotlib
 from clutrr.eval.published import published, references
 from clutrr.eval.report import render_text
 from clutrr.eval.scoring import evaluate
-from clutrr.eval.writer import write_report
+from clutrr.eval.writer import ITEMS, write_report
+from clutrr.io.staging import StagedDir
 from clutrr.llm.client import (APIS, DEFAULT_MAX_TOKENS, CacheError, ChatClient, ChatSettings, EndpointError,
                                ResponseCache, check_url, default_cache_path)
-from clutrr.llm.prompts import STYLES, PromptTemplate
+from clutrr.llm.prompts import STYLES, PromptTemplate, build_form_messages
 
+T = TypeVar("T")
 NAME = "eval"
 HELP = "evaluate models (prediction files, a Python callable or a chat endpoint) on a dataset folder"
 
@@ -77,6 +84,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help="leave the definitions of a kinship system's terms out of the prompts (tests what a "
                             "model knows of the system)")
     scope.add_argument("--strict", action="store_true", help="a story without a prediction is an error")
+    scope.add_argument("--think-open", action="store_true",
+                       help="replies start inside a reasoning block (the chat template opens <think> in the prompt): "
+                            "a reply without the closing tag has no answer")
     scope.add_argument("--reference", action="append", default=[], metavar="NAME",
                        help=f"published curve to add to the k table and plot: {', '.join(published())} (repeatable)")
     scope.add_argument("--out", help="folder for report.md, report.json, items.jsonl and accuracy_vs_k.png")
@@ -127,8 +137,8 @@ def _template(path: str | None) -> PromptTemplate | None:
         raise UsageError(f"--prompt-template {path}: {exc}") from None
 
 
-def _endpoint_records(args: argparse.Namespace, data, progress: bool) -> list[dict]:
-    template = _template(args.prompt_template)
+def _client(args: argparse.Namespace) -> tuple[ChatClient, Path]:
+    """The chat client the endpoint options describe, and its response cache's path."""
     stop = tuple(args.stop) if args.stop is not None else (("\n",) if args.api == "completions" else ())
     cache_path = Path(args.cache) if args.cache else default_cache_path(args.model_name)
     settings = ChatSettings(args.endpoint, args.model_name, timeout=args.timeout, retries=args.retries,
@@ -139,20 +149,74 @@ def _endpoint_records(args: argparse.Namespace, data, progress: bool) -> list[di
         cache = ResponseCache(cache_path)
     except CacheError as exc:
         raise UsageError(str(exc)) from None
-    client = ChatClient(settings, cache)
+    return ChatClient(settings, cache), cache_path
+
+
+def _asking(client: ChatClient, cache_path: Path, call: Callable[[], T]) -> T:
+    """``call()``, with a failed endpoint or cache as one UsageError saying what is cached."""
     try:
-        return predict_with_endpoint(client, data, args.prompt, args.shots, args.shot_seed, progress, args.samples,
-                                     args.system_prompt, template)
+        return call()
     except EndpointError as exc:
-        n = len(cache)
+        n = len(client.cache)
         raise UsageError(f"{exc}; {n} answer{'' if n == 1 else 's'} cached in {cache_path}, a rerun resumes") from None
     except CacheError as exc:
         raise UsageError(str(exc)) from None
 
 
+def _endpoint_records(args: argparse.Namespace, data, progress: bool) -> list[dict]:
+    template = _template(args.prompt_template)
+    client, cache_path = _client(args)
+    return _asking(client, cache_path, lambda: predict_with_endpoint(
+        client, data, args.prompt, args.shots, args.shot_seed, progress, args.samples, args.system_prompt, template))
+
+
+def _run_forms(args: argparse.Namespace) -> int:
+    """Evaluate a folder of other question forms (docs/questions.md): per-form tables."""
+    if args.model or args.shots or args.api != "chat" or args.prompt_template or args.reference \
+            or args.system_prompt is not None:
+        raise UsageError("a folder of question forms is evaluated with --predictions or a chat --endpoint, "
+                         "zero-shot: --model, --shots, --api completions, --prompt-template, --system-prompt and "
+                         "--reference go with relation questions")
+    golds = load_form_golds(args.data, args.split, args.limit)
+    models: dict[str, dict] = {}
+    for value in args.predictions:
+        name, path = _named(value, Path(value).stem or Path(value).name)
+        models[name] = replies_of(iter_predictions(path, {g.split for g in golds}),
+                                  lambda p: (p.split, p.id, p.sample, p.prediction), golds)
+    if args.endpoint:
+        client, cache_path = _client(args)
+        prompts = [build_form_messages(form_item(g), args.prompt, args.kb) for g in golds]
+        answers = _asking(client, cache_path, lambda: client.ask_many(prompts, args.samples))
+        models[args.model_name] = {(g.split, g.id, s): rec["content"]
+                                   for g, recs in zip(golds, answers) for s, rec in enumerate(recs)}
+    results = {}
+    for name, replies in models.items():
+        missing = sum((g.split, g.id, 0) not in replies for g in golds)
+        if args.strict and missing:
+            raise UsageError(f"{name}: {missing} of {len(golds)} questions have no prediction")
+        report, items = evaluate_forms(golds, replies, args.kb)
+        results[name] = (report, items)
+        sys.stdout.write(render_forms(name, report))
+    if args.out:
+        try:
+            with StagedDir(args.out, force=args.force) as out:
+                out.file("report.json").write_text(json.dumps(
+                    {"data": str(args.data), "models": {n: r for n, (r, _) in results.items()}}, indent=1) + "\n",
+                    encoding="utf-8")
+                with open(out.file(ITEMS), "w", encoding="utf-8") as fh:
+                    for name, (_, items) in results.items():
+                        fh.writelines(json.dumps({"model": name, **i}, ensure_ascii=False) + "\n" for i in items)
+        except OSError as exc:
+            raise UsageError(f"cannot write the report to {args.out} ({exc.strerror or exc})") from None
+        sys.stdout.write(f"wrote report.json, {ITEMS} in {args.out}\n")
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     """Score every answer source and print (and with --out, write) the report."""
     _check_args(args)
+    if is_form_folder(args.data):
+        return _run_forms(args)
     progress = sys.stderr.isatty()
     refs = references(args.reference)
     data = load_eval_set(args.data, args.split, kb_argument(args), args.limit)
@@ -163,7 +227,7 @@ def run(args: argparse.Namespace) -> int:
         if name in names:
             raise UsageError(f"two models are named {name!r}; name them with NAME=...")
         names.add(name)
-        reports.append(evaluate(data, predictions, name=name, strict=args.strict))
+        reports.append(evaluate(data, predictions, name=name, strict=args.strict, think_open=args.think_open))
 
     for value in args.predictions:
         name, path = _named(value, Path(value).stem or Path(value).name)

@@ -20,6 +20,7 @@ from clutrr.story.generator import MAX_K, GeneratorConfig
 from clutrr.core.kb import load_kb
 from clutrr.core.memory import QUERY_KINDS
 from clutrr.core.noise import NOISE_KINDS
+from clutrr.questions.forms import QUESTION_KINDS
 from clutrr.render.placement import parse_depth
 
 NAME = "generate"
@@ -115,6 +116,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--query", default="reasoning", choices=QUERY_KINDS,
                    help="what stories ask: reasoning (tasks 1-5, by noise), memory (task 6: a relation the story "
                         "states) or mixed (task 7: half of each) (default reasoning)")
+    p.add_argument("--question", default="relation", choices=QUESTION_KINDS,
+                   help="the question form: relation (how is Y related to X?, default), person (who is X's aunt?), "
+                        "people (which people are X's nieces?), count (how many are X's grandsons?), yesno "
+                        "(is Y X's nephew?) or mixed (the five in equal shares); see docs/questions.md")
     p.add_argument("--context-words", type=int, default=0,
                    help="pad each story to about N words with true facts about other families (default 0: none)")
     p.add_argument("--depth", default="spread",
@@ -132,8 +137,10 @@ RUNTIME_ONLY = ("out", "workers", "oversubscribe", "force", "quiet", "command", 
 
 
 def recorded_arguments(args: argparse.Namespace) -> dict:
-    """The arguments config.json records: all but those that cannot change the data."""
-    return {k: v for k, v in vars(args).items() if not k.startswith("_") and k not in RUNTIME_ONLY}
+    """The arguments config.json records: all but those that cannot change the data (and
+    --question when it is the default, so a default run's config.json keeps its bytes)."""
+    return {k: v for k, v in vars(args).items() if not k.startswith("_") and k not in RUNTIME_ONLY
+            and not (k == "question" and v == "relation")}
 
 
 def _interrupt(signum: int, frame: object) -> None:
@@ -153,6 +160,7 @@ def spec_from_args(args: argparse.Namespace) -> DatasetSpec:
         noise_facts=args.noise_facts, holdout=args.holdout, templates=templates,
         fallback_templates=fallback, template_split=not args.no_template_split, max_piece=args.max_piece, brackets=not args.no_brackets,
         relations=args.relations, query=args.query, context_words=args.context_words, depth=depth_arg(args.depth),
+        question=args.question,
     )
     return DatasetSpec(
         train_k=parse_ks(args.k), test_k=parse_ks(args.test_k, "--test-k"), noise=noise[0], test_noise=test_noise,

@@ -11,31 +11,48 @@ from clutrr.io.csv_format import CsvWriter
 from clutrr.io.staging import StagedDir
 from clutrr.errors import UsageError
 from clutrr.core.kb import load_kb
+from clutrr.diagnostics.acceptance import OMEGA_MAX, acceptance_lines, read_export, score_export
 from clutrr.diagnostics.probes import KINDS, THESIS_MIN_WORDS, THESIS_Q, Rerenderer, iter_probe
 from clutrr.diagnostics.progress import bar, read_splits
 
 NAME = "probe"
-HELP = "write probe test sets: sentence-shuffle, word-permute, gender-swap or entity-rename"
+HELP = ("write probe test sets: sentence-shuffle, word-permute, gender-swap or entity-rename; or, with --acceptance, "
+        "score a model's saved word-permute predictions (Sinha's permutation acceptance)")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``clutrr probe``."""
     parser.add_argument("directory", help="folder of CLUTRR CSV files; its test files are probed")
-    parser.add_argument("--kind", required=True, help=f"probe kind: {' | '.join(KINDS)}")
+    parser.add_argument("--kind", help=f"probe kind: {' | '.join(KINDS)}")
+    parser.add_argument("--acceptance", metavar="EXPORT.npz",
+                        help="instead of writing probes, score a model's predictions on word-permute probes of this "
+                             "folder's test files, as saved by the baselines' --probe ... --out "
+                             "(<out>/permutations/seed<S>.npz)")
+    parser.add_argument("--omega-max", choices=OMEGA_MAX, default="both",
+                        help="with --acceptance: Omega_max by the thesis's formula (acceptance above 1/|D_test|), by "
+                             "its prose (at least one accepted permutation) or both (default, with why they differ)")
+    parser.add_argument("--figures", metavar="DIR",
+                        help="with --acceptance: write acceptance_<test file>.png (entropy of accepted permutations "
+                             "by D^c and D^f, acceptance by story length) into DIR; needs matplotlib")
     parser.add_argument("--out", help="output folder (default: probes/<folder name>/<kind> under the current directory)")
     parser.add_argument("--force", action="store_true", help=FORCE_HELP)
     parser.add_argument("--q", type=int, default=THESIS_Q,
                         help=f"permutations per story for word-permute (default: {THESIS_Q}, as in Sinha's thesis; "
                              "Omega_rand differs from Omega_max only when q is at least the number of labels)")
     parser.add_argument("--min-words", type=int, default=THESIS_MIN_WORDS,
-                        help=f"word-permute skips stories of fewer words (default: {THESIS_MIN_WORDS}: as in Sinha's "
-                             "thesis, stories of 5 words or fewer are not permuted)")
+                        help=f"word-permute drops stories of fewer words (default: {THESIS_MIN_WORDS}: Sinha's thesis "
+                             "drops examples with a sentence of 5 words or fewer)")
     parser.add_argument("--seed", type=int, default=0, help="probe seed (default: 0)")
     parser.add_argument("--kb", default="kinship", help="KB giving the relation words (default: kinship)")
 
 
 def run(args: argparse.Namespace) -> int:
-    """Probe every test file of the folder into the output folder, one CSV per test file."""
+    """Probe every test file of the folder into the output folder, one CSV per test file (or,
+    with ``--acceptance``, score a model's export against the folder's stories)."""
+    if args.acceptance:
+        return _acceptance(args)
+    if args.figures:
+        raise UsageError("--figures goes with --acceptance")
     if args.kind not in KINDS:
         raise UsageError(f"unknown --kind {args.kind!r} (choose from {', '.join(KINDS)})")
     if args.q < 1:
@@ -82,6 +99,29 @@ def run(args: argparse.Namespace) -> int:
     if args.kind == "word-permute" and args.q < len(kb.words):
         print(f"note: with q={args.q} < {len(kb.words)} labels one accepted permutation is already above chance, "
               f"so Omega_rand will equal Omega_max (the thesis uses q={THESIS_Q})")
+    return 0
+
+
+def _acceptance(args: argparse.Namespace) -> int:
+    """Print the permutation acceptance of an export, per test file; figures on request."""
+    if args.kind:
+        raise UsageError("--acceptance scores an export; it writes no probes (drop --kind)")
+    if args.figures:
+        from clutrr.diagnostics.figures import require
+
+        require()
+    export = read_export(args.acceptance)
+    lengths = {r.id: len(r.story.split()) for s in read_splits(args.directory) if not s.is_train for r in s.rows}
+    scores = score_export(export, lengths)
+    if not scores:
+        raise UsageError(f"{args.acceptance}: no story with permutations")
+    if args.figures:
+        from clutrr.diagnostics.figures import plot_acceptance
+
+        with StagedDir(args.figures, force=args.force) as out:
+            for file, entry in scores.items():
+                plot_acceptance(entry["entropy"], entry["length"], out.file(f"acceptance_{Path(file).stem}.png"))
+    print("\n".join(acceptance_lines(scores, args.omega_max)))
     return 0
 
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import random
 from typing import Iterator
 
@@ -15,8 +16,9 @@ from clutrr.errors import UsageError
 from clutrr.graph.items import item_stories
 from clutrr.graph.output import draw_stories
 from clutrr.graph.story import answer_lines
-from clutrr.io.csv_format import StoryRow
+from clutrr.io.csv_format import StoryRow, iter_records
 from clutrr.io.datadir import load_splits
+from clutrr.questions.forms import QUESTION_KINDS, RELATION, Question
 
 NAME = "show"
 HELP = "print stories with their query and answer, from a dataset folder or generated on the spot"
@@ -34,6 +36,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0, help="which stories: a seeded sample of the file, or the generator seed")
     p.add_argument("--query", default="reasoning", choices=QUERY_KINDS,
                    help="without DATA: what stories ask, as clutrr generate --query (default reasoning)")
+    p.add_argument("--question", default=RELATION, choices=QUESTION_KINDS,
+                   help="without DATA: the question form, as clutrr generate --question (default relation)")
     p.add_argument("--context-words", type=int, default=0,
                    help="without DATA: pad each story to about N words, as clutrr generate (default 0: none)")
     p.add_argument("--depth", default="spread",
@@ -48,58 +52,84 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--wrong", action="store_true", help="with --items: only stories a model got wrong")
 
 
-def format_row(row: StoryRow) -> str:
-    """A story, then its query, answer and relation pattern on one line."""
+def format_row(row: StoryRow, asked: Question | None = None) -> str:
+    """A story, then its query, answer and relation pattern on one line (the question ``asked``
+    of another form than relation, with its form, when given)."""
+    if asked is not None and asked.form != RELATION:
+        answer = ", ".join(asked.answer) if isinstance(asked.answer, list) else asked.answer
+        names = [n for n, _ in row.genders]
+        return f"{row.story}\n  {asked.text(names)} {answer}  ({asked.form}; pattern {row.f_comb})"
     head, tail = row.query
     return f"{row.story}\n  how is {tail} related to {head}? {row.target}  (pattern {row.f_comb})"
 
 
-def _from_folder(args: argparse.Namespace) -> list[StoryRow]:
+def _from_folder(args: argparse.Namespace) -> list[tuple[StoryRow, StoryRow, Question | None]]:
     splits = load_splits(args.data)
     if args.file is not None:
         chosen = [s for s in splits if s.name == args.file]
         if not chosen:
             raise UsageError(f"{args.data}: no file {args.file!r} (files: {', '.join(s.name for s in splits)})")
-        rows = chosen[0].rows
+        split = chosen[0]
     else:
-        rows = splits[0].rows
-    return random.Random(args.seed).sample(rows, min(args.n, len(rows)))
+        split = splits[0]
+    asked = _questions(split.path)
+    rows = random.Random(args.seed).sample(split.rows, min(args.n, len(split.rows)))
+    return [(r, r, asked.get(r.id)) for r in rows]
 
 
-def _generated(args: argparse.Namespace) -> Iterator[StoryRow]:
+def _questions(path) -> dict[str, Question]:
+    """Row id -> the question of another form a CSV file's row asks (its question columns; none
+    in a file of relation questions)."""
+    out = {}
+    for _, rec in iter_records(path):
+        if rec.get("form") not in (None, RELATION):
+            out[rec["id"]] = Question(rec["form"], tuple(json.loads(rec["form_query"])), rec["form_target"],
+                                      json.loads(rec["answer"]))
+    return out
+
+
+def _generated(args: argparse.Namespace) -> Iterator[tuple[StoryRow, StoryRow, Question | None]]:
     system = kinship_fields(args.kinship) if args.kinship else {}
-    config = GeneratorConfig(query=args.query, context_words=args.context_words, depth=depth_arg(args.depth), **system)
+    config = GeneratorConfig(query=args.query, context_words=args.context_words, depth=depth_arg(args.depth),
+                             question=args.question, **system)
     config.validate()
     check_request(args.k, args.noise, args.split, config)
-    return (make_example(config, args.k, args.noise, args.seed, i, args.split).row for i in range(args.n))
+    for i in range(args.n):
+        ex = make_example(config, args.k, args.noise, args.seed, i, args.split)
+        yield ex.row, ex.row, ex.question
 
 
-def _text(row: StoryRow, source) -> str:
+def _text(row: StoryRow, source, asked: Question | None = None) -> str:
     """A story as :func:`format_row` prints it, with the answers of an evaluated item below."""
-    return "\n".join([format_row(row), *(f"  {line}" for line in answer_lines(source))])
+    return "\n".join([format_row(row, asked), *(f"  {line}" for line in answer_lines(source))])
 
 
 def run(args: argparse.Namespace) -> int:
     """Print the stories, one blank line apart, each as soon as it is made."""
     if args.n < 1:
         raise UsageError(f"-n must be at least 1, got {args.n}")
-    if args.data is not None and (args.query != "reasoning" or args.context_words or args.depth != "spread"):
-        raise UsageError("--query, --context-words and --depth go with generated stories (without DATA)")
+    if args.data is not None and (args.query != "reasoning" or args.context_words or args.depth != "spread"
+                                  or args.question != RELATION):
+        raise UsageError("--query, --question, --context-words and --depth go with generated stories (without DATA)")
     if args.items is None and (args.model is not None or args.wrong):
         raise UsageError("--model and --wrong go with --items")
     if args.items is not None:
         if args.data is None:
             raise UsageError("--items needs DATA, the dataset folder the evaluation ran on")
-        shown = item_stories(args.items, args.data, model=args.model, file=args.file, wrong=args.wrong,
-                             n=args.n, seed=args.seed)
+        shown = ((row, src, None) for row, src in item_stories(args.items, args.data, model=args.model,
+                                                               file=args.file, wrong=args.wrong, n=args.n,
+                                                               seed=args.seed))
+    elif args.data is not None:
+        shown = _from_folder(args)
     else:
-        shown = ((r, r) for r in (_from_folder(args) if args.data is not None else _generated(args)))
+        shown = _generated(args)
     if args.draw is not None:  # every picture's target is checked before any is drawn: all stories first
         shown = list(shown)
         with bar(len(shown), "drawing", unit="story") as progress:
-            paths = draw_stories([src for _, src in shown], args.draw, step=progress.update)
-        print("\n\n".join(f"{_text(row, src)}\n  picture: {path}" for (row, src), path in zip(shown, paths)))
+            paths = draw_stories([src for _, src, _ in shown], args.draw, step=progress.update)
+        print("\n\n".join(f"{_text(row, src, asked)}\n  picture: {path}"
+                           for (row, src, asked), path in zip(shown, paths)))
         return 0
-    for i, (row, src) in enumerate(shown):
-        print(("\n" if i else "") + _text(row, src), flush=True)
+    for i, (row, src, asked) in enumerate(shown):
+        print(("\n" if i else "") + _text(row, src, asked), flush=True)
     return 0

@@ -3,7 +3,8 @@
 A padded story holds the story's own facts and, around them, paths of facts from freshly
 sampled families. Every person of a padded story has a full name (first name and surname),
 unique in the story; padding people never share a first name with the story's people, so no
-reader can take a padding person for one of the story's. The facts are produced lazily, a
+reader can take a padding person for one of the story's, nor with each other while the name
+lists last (about 400 first names: a text of a few thousand words). The facts are produced lazily, a
 family at a time, so a story of any length is built in memory proportional to its text.
 """
 from __future__ import annotations
@@ -41,27 +42,49 @@ def with_surnames(names: list[str], rng: random.Random) -> list[str]:
 
 class NameAllocator:
     """Full names for padding people: neither the first name nor the surname of any story person,
-    and each full name once."""
+    each full name once, and each first name once in the whole text while the name lists last
+    (after that a first name comes back only in another family than the one being named)."""
 
     def __init__(self, story_names: list[str], rng: random.Random) -> None:
         first = {name.split(" ")[0] for name in story_names}
         last = {name.split(" ")[-1] for name in story_names}
-        self.first = {g: [n for n in names if n not in first] for g, names in load_names().items()}
+        self.all_first = {g: [n for n in names if n not in first] for g, names in load_names().items()}
+        self.free = {g: list(names) for g, names in self.all_first.items()}
         self.surnames = tuple(s for s in load_surnames() if s not in last)
         self.used = set(story_names)
+        self.family: set[str] = set()  # first names given in the family being named
         self.rand = rng.random
 
     def capacity(self) -> int:
         """How many distinct full names the allocator can give."""
-        return sum(len(v) for v in self.first.values()) * len(self.surnames)
+        return sum(len(v) for v in self.all_first.values()) * len(self.surnames)
+
+    def start_family(self) -> None:
+        """The next names are for a new family (a first name may come back only in another family)."""
+        self.family = set()
+
+    def _first(self, gender: str) -> str:
+        free, rand = self.free[gender], self.rand
+        if free:
+            i = int(rand() * len(free))
+            first = free[i]
+            free[i] = free[-1]
+            free.pop()
+            return first
+        pool = [n for n in self.all_first[gender] if n not in self.family]
+        if not pool:
+            raise ValueError("the name lists ran out of first names for one padding family")
+        return pool[int(rand() * len(pool))]
 
     def name(self, gender: int) -> str:
         """A new full name for a person of ``gender``; ValueError when names run out."""
-        pool, surnames, rand = self.first[GENDERS[gender]], self.surnames, self.rand
+        surnames, rand = self.surnames, self.rand
+        first = self._first(GENDERS[gender])
         for _ in range(NAME_TRIES):
-            full = f"{pool[int(rand() * len(pool))]} {surnames[int(rand() * len(surnames))]}"
+            full = f"{first} {surnames[int(rand() * len(surnames))]}"
             if full not in self.used:
                 self.used.add(full)
+                self.family.add(first)
                 return full
         raise ValueError("the name lists ran out of distinct full names for this story's padding")
 
@@ -88,6 +111,7 @@ def padding_paths(family_config: FamilyConfig, kb: KB, allowed: WordMask | None,
     number = 0
     while True:
         family = sample_family(family_config, kb, rng)
+        names.start_family()
         named: dict[int, str] = {}
         for _ in range(max(1, family.size // (MAX_PATH + 1))):
             steps = 1 + int(rng.random() * MAX_PATH)

@@ -16,6 +16,9 @@ For each split (CSV file) and each chain length k the audit reports:
   implies (a husband's spouse is a woman), so both belong to the prior. The
   answer-gender-only ceiling is reported beside it;
 - a story-bag baseline (Naive Bayes on the story's unigrams, no structure);
+- the unknown-token premise check (after Tsuchiya's Table 4): the query-only model given the
+  story as unknown-word tokens, one per word, so it sees the query and the story's length only;
+- per-class accuracy and the confusion matrix of every model (:mod:`clutrr.diagnostics.confusion`);
 - give-away words (:mod:`clutrr.diagnostics.giveaway`), scored out of sample.
 
 Baselines for a test split are trained on the folder's training split(s); a training split
@@ -33,6 +36,7 @@ from sys import intern
 from typing import Callable, Sequence
 
 from clutrr.core.kb import KB
+from clutrr.diagnostics.confusion import model_classes, per_class_lines
 from clutrr.diagnostics.giveaway import COVERAGE_XS, giveaway_words
 from clutrr.diagnostics.models import (
     Fitter, Predictions, majority, majority_label, memoized, naive_bayes, predict_splits,
@@ -47,6 +51,8 @@ TOP_WORDS = 15
 MAX_RANK = 9
 
 _WORD_RE = re.compile(r"[a-z]+(?:[-'][a-z]+)*")
+UNKNOWN = "<unk>"
+PREMISE_UNK = "premise_unk"
 
 
 def story_tokens(story: str) -> list[str]:
@@ -91,10 +97,18 @@ def query_genders(row: StoryRow) -> tuple[str, str]:
     return gender.get(row.query[0], "unknown"), gender.get(row.query[1], "unknown")
 
 
+def unknown_premise(premise: str, partial: list[str]) -> list[str]:
+    """The features of the partial input with the premise as unknown-word tokens, one per word
+    (Tsuchiya's Table 4 check: the model keeps the premise's length and nothing else)."""
+    return partial + [UNKNOWN] * len(story_tokens(premise))
+
+
 def clutrr_models() -> dict[str, Fitter]:
-    """The baselines of a CLUTRR split: majority, query-only and story-bag."""
+    """The baselines of a CLUTRR split: majority, query-only, story-bag and the query-only
+    model with the story as unknown-word tokens."""
     return {"majority": majority(), "query_only": naive_bayes(query_features),
-            "story_bag": naive_bayes(memoized(lambda r: story_tokens(r.story)))}
+            "story_bag": naive_bayes(memoized(lambda r: story_tokens(r.story))),
+            PREMISE_UNK: naive_bayes(memoized(lambda r: unknown_premise(r.story, query_features(r))))}
 
 
 def label_skew(labels: Sequence[str], vocab_size: int) -> dict:
@@ -182,6 +196,10 @@ def audit_group(rows: Sequence[StoryRow], preds: Predictions, vocab_size: int, a
             "accuracy": accuracy(story_bag, gold),
             "vs_majority": paired_test(story_bag, bar_preds, gold, alpha, alternative),
         },
+        PREMISE_UNK: {
+            "accuracy": accuracy(preds.by_model[PREMISE_UNK], gold),
+            "vs_majority": paired_test(preds.by_model[PREMISE_UNK], bar_preds, gold, alpha, alternative),
+        },
     }
 
 
@@ -241,6 +259,7 @@ def audit_dataset(splits: Sequence[Split], kb: KB, seed: int = 0, alpha: float =
                                        COVERAGE_XS, rank, seed),
             "train_query_overlap": None if split.is_train or not train_rows
             else train_query_overlap(split.rows, train_rows),
+            "classes": model_classes([r.target for r in split.rows], preds.by_model),
         })
         if step is not None:
             step(len(split.rows))
@@ -317,8 +336,21 @@ def giveaway_lines(report: dict) -> list[str]:
     return out
 
 
-def render_markdown(report: dict, title: str) -> str:
-    """The audit report as markdown."""
+CLUTRR_COLUMNS = {"majority": "majority", "query_only": "q-only", "story_bag": "bag", PREMISE_UNK: "unk-prem"}
+
+
+def per_class_section(report: dict, columns: dict[str, str]) -> list[str]:
+    """The per-class accuracy section of a report: a table per split."""
+    out = ["", "## Per-class accuracy", "",
+           "Share (%) of each gold label's items that each model gets right (its recall); the confusion "
+           "matrices are in audit.json (`classes`).", ""]
+    for sp in report["splits"]:
+        out += per_class_lines(sp["split"], sp["classes"], columns)
+    return out
+
+
+def render_markdown(report: dict, title: str, per_class: bool = False) -> str:
+    """The audit report as markdown (with the per-class tables when ``per_class``)."""
     out = [f"# Artifact audit: {title}", ""]
     s = report["summary"]
     test = sided_name(report.get("sign_test", TWO_SIDED))
@@ -341,10 +373,11 @@ def render_markdown(report: dict, title: str) -> str:
         "split's own) on the items where exactly one is right (an informative query is flagged `*` when "
         f"p < {report['alpha']} and q-only is ahead); *ceiling* = gender-prior ceiling (ours: best rule on the "
         "two query genders; *ans-g* = on the answer's gender alone); *exceeds* = q-only above the ceiling and "
-        "significantly better than the gender-prior rule; *bag* = story-bag Naive Bayes.",
+        "significantly better than the gender-prior rule; *bag* = story-bag Naive Bayes; *unk-prem* = q-only with "
+        "the story as unknown-word tokens (its length only; Tsuchiya's Table 4 check).",
         "",
-        "| split | k | n | labels | majority | own maj. | q-only | p | ceiling | ans-g | exceeds | bag |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| split | k | n | labels | majority | own maj. | q-only | p | ceiling | ans-g | exceeds | bag | unk-prem |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for sp in report["splits"]:
         for g in sp["groups"]:
@@ -352,7 +385,7 @@ def render_markdown(report: dict, title: str) -> str:
                 f"| {sp['split']} | {g['k']} | {g['n']} | {g['labels']['n_labels']} | "
                 f"{majority_cells(g['majority'])} | {model_cells(g['query_only'])} | {pct(g['gender_ceiling'])} | "
                 f"{pct(g['answer_gender_ceiling'])} | {'yes' if g['exceeds_gender_ceiling'] else 'no'} | "
-                f"{pct(g['story_bag']['accuracy'])} |"
+                f"{pct(g['story_bag']['accuracy'])} | {pct(g[PREMISE_UNK]['accuracy'])} |"
             )
     overlaps = [(sp["split"], sp["train_query_overlap"]) for sp in report["splits"] if sp["train_query_overlap"]]
     if overlaps:
@@ -362,5 +395,7 @@ def render_markdown(report: dict, title: str) -> str:
         out += [f"- {name}: {pct(o['seen'])}% seen, {pct(o['same_label'])}% with the same label"
                 for name, o in overlaps]
     out += giveaway_lines(report)
+    if per_class:
+        out += per_class_section(report, CLUTRR_COLUMNS)
     out.append("")
     return "\n".join(out)

@@ -49,6 +49,13 @@ def indistinct(predictions: dict[str, Predictions], biased: str) -> list[str]:
             if len(set(p.by_model[biased])) < 2 or (p.tied.get(biased) and all(p.tied[biased]))]
 
 
+def weak_splits(report_splits: Sequence[dict], biased: str) -> list[str]:
+    """The splits where the biased model does not beat the majority baseline significantly
+    (its sign test over the whole split): Tsuchiya's easy/hard split is meaningful only where
+    the partial-input model is significantly better than the majority, so these are refused."""
+    return [sp["split"] for sp in report_splits if not sp["groups"][0][biased]["vs_majority"]["better"]]
+
+
 def halves(preds: Predictions, biased: str, gold: Sequence[str]) -> dict:
     """Sizes of the easy and hard halves, the biased model's ties, and every other model's
     accuracy on each half (None on an empty half)."""

@@ -22,6 +22,7 @@ from typing import Any, Callable, Sequence
 
 RANKS = ("p", "frequency")
 COVERAGE_XS = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+MIN_COUNT = 5
 FOLDS = 5
 
 
@@ -98,4 +99,48 @@ def giveaway_words(rows: Sequence[Any], label: Callable[[Any], str], tokens: Cal
         estimate = f"p from this split, coverage out of {max(1, min(FOLDS, len(docs)))} folds"
     coverage = [{"x": x, "share": sum(b >= x for b in best) / len(rows) if rows else 0.0} for x in xs]
     return {"min_count": min_count, "rank": rank, "estimate": estimate, "n_words": n_words, "top": listed,
+            "coverage": coverage}
+
+
+HYPOTHESIS_TOP = 10
+
+
+def label_given_word(docs: Sequence[Sequence[str]], gold: Sequence[str]) -> tuple[Counter, dict[str, Counter]]:
+    """Occurrences of each word, and of each (word, label), over tokenised texts: the counts
+    behind p(l | w) = count(w, l) / count(w) (Poliak's dissertation, eq. 5.1)."""
+    count: Counter = Counter()
+    joint: dict[str, Counter] = defaultdict(Counter)
+    for words, label in zip(docs, gold, strict=True):
+        for w in words:
+            count[w] += 1
+            joint[w][label] += 1
+    return count, joint
+
+
+def hypothesis_giveaway(docs: Sequence[Sequence[str]], gold: Sequence[str], min_count: int = MIN_COUNT,
+                        top: int = HYPOTHESIS_TOP, xs: Sequence[float] = COVERAGE_XS) -> dict:
+    """Give-away words of NLI hypotheses as in Poliak's dissertation (§5.5), on one split's own
+    statistics (the dissertation uses the development set's).
+
+    p(l | w) is computed for words seen at least ``min_count`` times. ``per_label[l]`` lists the
+    ``top`` most frequent words whose most likely label is l alone (a word whose likeliest labels
+    tie leans to none), each with p(l | w) and its count;
+    ``coverage`` gives, for each x, the share of hypotheses holding a counted word w with
+    p(l | w) >= x for at least one label l.
+    """
+    count, joint = label_given_word(docs, gold)
+    best: dict[str, tuple[str | None, float]] = {}
+    for w, n in count.items():
+        if n >= min_count:
+            ranked = sorted(joint[w].items(), key=lambda kv: (-kv[1], kv[0]))
+            tied = len(ranked) > 1 and ranked[1][1] == ranked[0][1]
+            best[w] = (None if tied else ranked[0][0], ranked[0][1] / n)
+    per_label: dict[str, list[dict]] = {lab: [] for lab in sorted(set(gold))}
+    for w in sorted(best, key=lambda w: (-count[w], -best[w][1], w)):
+        label, p = best[w]
+        if label is not None and len(per_label[label]) < top:
+            per_label[label].append({"word": w, "p": p, "count": count[w]})
+    strongest = [max((best[w][1] for w in set(d) if w in best), default=-1.0) for d in docs]
+    coverage = [{"x": x, "share": sum(s >= x for s in strongest) / len(docs) if docs else 0.0} for x in xs]
+    return {"min_count": min_count, "n_words": len(best), "items": len(docs), "per_label": per_label,
             "coverage": coverage}

@@ -11,12 +11,17 @@ hypothesis-only baselines and the bar a real NLI model has to clear, their maxim
   early stopping (Poliak et al.'s baseline). It is a plug-in (``encoder``): this package never
   imports the baselines; ``clutrr audit`` passes the BiLSTM of ``clutrr.baselines`` when
   PyTorch is installed, and says in one line why it was skipped otherwise;
+- *unk-prem*: the hypothesis-only Naive Bayes given the premise as unknown-word tokens, one
+  per word (Tsuchiya's Table 4 check: the premise's length and nothing else);
 - *overlap*: a heuristic that reads the premise only for one word: "entailed" when the
   hypothesis's relation word occurs in the premise. It is not a hypothesis-only model, but a
   bar an NLI model must clear as well.
 
 The majority baseline is the stronger of the training split's majority label and the split's
-own majority share; every model is tested against it with the exact sign test.
+own majority share; every model is tested against it with the exact sign test. Each split
+also gets every model's per-class accuracy and confusion matrix, and, on request, the
+give-away words of its hypotheses as in Poliak's dissertation, §5.5
+(:func:`clutrr.diagnostics.giveaway.hypothesis_giveaway`).
 """
 from __future__ import annotations
 
@@ -27,9 +32,11 @@ from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
 from clutrr.diagnostics.audit import (
-    ALPHA, AuditResult, accuracy, majority_baselines, majority_cells, model_cells, paired_test, pct, sided_name,
-    story_tokens,
+    ALPHA, PREMISE_UNK, AuditResult, accuracy, majority_baselines, majority_cells, model_cells, paired_test,
+    per_class_section, pct, sided_name, story_tokens, unknown_premise,
 )
+from clutrr.diagnostics.giveaway import HYPOTHESIS_TOP, MIN_COUNT, hypothesis_giveaway
+from clutrr.diagnostics.confusion import model_classes
 from clutrr.diagnostics.models import (
     Fitter, Predictions, majority, memoized, naive_bayes, predict_splits, rule, text_classifier,
 )
@@ -41,7 +48,7 @@ from clutrr.io.datadir import split_key
 FIELDS = ("premise", "hypothesis", "label")
 HYP_NB, HYP_ENCODER, OVERLAP = "hypothesis_nb", "hypothesis_encoder", "overlap"
 HYPOTHESIS_ONLY = (HYP_NB, HYP_ENCODER)
-COLUMNS = {HYP_NB: "hyp-NB", HYP_ENCODER: "hyp-enc", OVERLAP: "overlap"}
+COLUMNS = {HYP_NB: "hyp-NB", HYP_ENCODER: "hyp-enc", PREMISE_UNK: "unk-prem", OVERLAP: "overlap"}
 
 
 @dataclass
@@ -140,6 +147,7 @@ def nli_models(encoder: Encoder | None = None) -> dict[str, Fitter]:
                                  HYP_NB: naive_bayes(memoized(lambda r: story_tokens(r["hypothesis"])))}
     if encoder is not None and encoder.fit_predict is not None:
         models[HYP_ENCODER] = text_classifier(encoder.fit_predict, lambda r: r["hypothesis"])
+    models[PREMISE_UNK] = naive_bayes(memoized(lambda r: unknown_premise(r["premise"], story_tokens(r["hypothesis"]))))
     models[OVERLAP] = rule(overlap_label)
     return models
 
@@ -166,9 +174,10 @@ def nli_group(records: Sequence[dict], preds: Predictions, alpha: float = ALPHA,
 
 def audit_recast(splits: Sequence[NliSplit], seed: int = 0, alpha: float = ALPHA,
                  step: Callable[[int], object] | None = None, encoder: Encoder | None = None,
-                 alternative: str = TWO_SIDED) -> AuditResult:
+                 alternative: str = TWO_SIDED, giveaway: bool = False, min_count: int = MIN_COUNT) -> AuditResult:
     """The hypothesis-only audit of a recast folder. ``step(n)`` is called as each split of n
-    records is done; ``encoder`` is the hypothesis-only encoder (None: not run)."""
+    records is done; ``encoder`` is the hypothesis-only encoder (None: not run); with
+    ``giveaway``, each split's hypothesis give-away words (words seen ``min_count`` times)."""
     train = [r for s in splits if s.is_train for r in s.records]
     labels = {r["label"] for s in splits for r in s.records}
     models = nli_models(encoder)
@@ -192,8 +201,13 @@ def audit_recast(splits: Sequence[NliSplit], seed: int = 0, alpha: float = ALPHA
                        for k, idx in sorted(by_k.items(), key=lambda kv: str(kv[0]).zfill(4))]
         else:
             groups[0]["k"] = next(iter(by_k))
-        report_splits.append({"split": split.name, "role": "train" if split.is_train else "test",
-                              "evaluation": preds.evaluation, "groups": groups})
+        gold = [r["label"] for r in split.records]
+        entry = {"split": split.name, "role": "train" if split.is_train else "test",
+                 "evaluation": preds.evaluation, "groups": groups, "classes": model_classes(gold, preds.by_model)}
+        if giveaway:
+            entry["giveaway"] = hypothesis_giveaway([story_tokens(r["hypothesis"]) for r in split.records], gold,
+                                                    min_count)
+        report_splits.append(entry)
         if step is not None:
             step(len(split.records))
     biased = [s["split"] for s in report_splits
@@ -227,8 +241,26 @@ def _trainings(predictions: dict[str, Predictions]) -> list[dict]:
     return out
 
 
-def render_recast_markdown(report: dict, title: str) -> str:
-    """The hypothesis-only audit as markdown."""
+def hypothesis_giveaway_lines(report: dict) -> list[str]:
+    """The give-away words section of a recast audit (Poliak's dissertation, §5.5)."""
+    first = report["splits"][0]["giveaway"]
+    out = ["", "## Give-away words of the hypotheses", "",
+           f"Poliak's dissertation, §5.5: p(l | w) = count(w, l) / count(w) over each split's own hypotheses, for "
+           f"words seen at least {first['min_count']} times; per label, the {HYPOTHESIS_TOP} most frequent "
+           "words whose most likely label it is, as word p (count). Coverage = share of hypotheses holding a word "
+           "with p(l | w) >= x for at least one label.", ""]
+    for sp in report["splits"]:
+        gw = sp["giveaway"]
+        out.append(f"- **{sp['split']}** ({gw['n_words']} words in {gw['items']} hypotheses)  ")
+        for lab, words in gw["per_label"].items():
+            listed = ", ".join(f"{d['word']} {d['p']:.2f} ({d['count']})" for d in words[:HYPOTHESIS_TOP])
+            out.append(f"  {lab}: {listed or '—'}  ")
+        out.append("  coverage x:% " + " ".join(f"{c['x']:.1f}:{pct(c['share'])}" for c in gw["coverage"]))
+    return out
+
+
+def render_recast_markdown(report: dict, title: str, per_class: bool = False) -> str:
+    """The hypothesis-only audit as markdown (with the per-class tables when ``per_class``)."""
     out = [f"# Hypothesis-only audit: {title}", ""]
     out.append(f"Seed {report['seed']}, significance level {report['alpha']}, "
                f"{sided_name(report.get('sign_test', TWO_SIDED))} sign tests. "
@@ -260,6 +292,8 @@ def render_recast_markdown(report: dict, title: str) -> str:
         "Accuracies in %. *majority* = the training split's majority label; *own maj.* = the split's own "
         "majority share (marked `^` when the stronger); *hyp-NB* = Naive Bayes on the hypothesis alone; "
         + ("*hyp-enc* = BiLSTM encoder on the hypothesis alone; " if HYP_ENCODER in cols else "")
+        + "*unk-prem* = hyp-NB with the premise as unknown-word tokens (its length only; Tsuchiya's Table 4 "
+        "check); "
         + ("*overlap* = entailed when the relation word occurs in the premise; " if OVERLAP in cols else "")
         + "*p* = exact sign test of the model before it against the stronger majority baseline, flagged `*` when "
         f"p < {report['alpha']} and the model is ahead; *to beat* = the maximum of them all, the score an NLI "
@@ -276,5 +310,9 @@ def render_recast_markdown(report: dict, title: str) -> str:
                 f"{majority_cells(g['majority'])} | " + " | ".join(model_cells(g[m]) for m in cols)
                 + f" | {pct(g['to_beat'])} |"
             )
+    if report["splits"] and "giveaway" in report["splits"][0]:
+        out += hypothesis_giveaway_lines(report)
+    if per_class:
+        out += per_class_section(report, {**COLUMNS, "majority": "majority"})
     out.append("")
     return "\n".join(out)

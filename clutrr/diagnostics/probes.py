@@ -4,8 +4,8 @@
   one sentence (or of identical sentences) has no other order and is skipped.
 - ``word-permute``: ``q`` distinct permutations of the story's words per story, each a
   derangement (no word keeps its position); labels unchanged. Row ids get a ``::perm<j>``
-  suffix. As in Sinha's thesis, stories of 5 words or fewer are skipped (``min_words``) and a
-  story without q distinct permutations is dropped.
+  suffix. Stories of 5 words or fewer are dropped (``min_words``; Sinha's thesis drops examples
+  with a sentence that short), as is a story without q distinct permutations.
 - ``gender-swap``: every person gets a name of the other gender and the target is
   relabelled to the other-gender word of the same predicate. A generated story (its JSONL
   records and ``config.json`` beside the CSV) is re-rendered through its templates with
@@ -40,7 +40,7 @@ from clutrr.render.templates import Template
 KINDS = ("sentence-shuffle", "word-permute", "gender-swap", "entity-rename")
 PERM_SEP = "::perm"
 THESIS_Q = 100  # word permutations per story in Sinha's thesis (ch. 4)
-THESIS_MIN_WORDS = 6  # the thesis skips sentences of 5 words or fewer
+THESIS_MIN_WORDS = 6  # the thesis drops examples with a sentence of 5 words or fewer
 _DERANGE_TRIES = 200
 _UNIQUE_TRIES = 50  # draws per wanted permutation before a story counts as without q distinct ones
 SKIP_SHORT = "under {} words"

@@ -21,6 +21,14 @@ without one is dropped and counted) or ``mixed`` (a neutral hypothesis for half 
 that have one, drawn at random, a contradiction for the others).
 Each not-entailed record names its kind in ``negative``.
 
+With ``labels=3`` the records take the three labels of SNLI-style NLI instead: each story
+gives an ``entailed``, a ``neutral`` and a ``contradiction`` hypothesis (each balanced against
+the gold relations as above); a story lacking either kind of negative is dropped and counted.
+
+"Contradiction" rests on the world model's bans (:mod:`clutrr.diagnostics.worlds`): among
+them, that nobody marries a relative, so a named relation can be surely false only because
+two relations cannot hold between the same two people in any world of that model.
+
 Negatives are balanced: within each gender of B they are a rearrangement of the split's own
 gold relations (items laid on a circle grouped by relation, each taking the relation of the
 item half a circle away; an invalid pick is swapped with another item's), so each relation
@@ -49,6 +57,8 @@ ENTAILED = "entailed"
 NOT_ENTAILED = "not-entailed"
 CONTRADICTION, NEUTRAL, MIXED = "contradiction", "neutral", "mixed"
 NEGATIVES = (CONTRADICTION, NEUTRAL, MIXED)
+BOTH = "both"  # three labels: each story needs a contradiction and a neutral relation
+LABEL_COUNTS = (2, 3)
 DROP_UNPARSABLE = "unparsable"
 DROP_TARGET = "target not entailed by the story"
 DROP_NEGATIVE = "no relation is surely false"
@@ -99,7 +109,7 @@ class RecastSummary:
         if self.fallback_negatives:
             text += f"; {self.fallback_negatives} negatives from the fallback prior"
         if self.imbalance > 0:
-            text += (f"; word balance broken: the relation words of the two labels differ "
+            text += (f"; word balance broken: the relation words of the labels differ "
                      f"(total variation {self.imbalance:.2f}), so the hypothesis alone hints at the label")
         return text
 
@@ -193,6 +203,9 @@ def settle(rows: Sequence[StoryRow], kb: KB, step: Callable[[], object] | None =
             cache[key] = _false_words(kb, world, derived, head_g, tail_g)
         neutral = _neutral_words(kb, row, facts, genders, closure) if negatives != CONTRADICTION else {}
         item = Item(row, kb.word(pred, tail_g), cache[key], neutral)
+        if negatives == BOTH and not (item.negatives and item.neutral):
+            dropped[DROP_NEGATIVE if not item.negatives else DROP_NEUTRAL] += 1
+            continue
         if not item.allowed(negatives):
             dropped[DROP_NEUTRAL if negatives == NEUTRAL else DROP_NEGATIVE] += 1
             continue
@@ -264,6 +277,30 @@ def imbalance(entailed: Sequence[str], negative: Sequence[str]) -> float:
     return round(0.5 * sum(abs(a[w] / na - b[w] / nb) for w in sorted(set(a) | set(b))), 6)
 
 
+def three_way_items(split_name: str, items: Sequence[Item], kb: KB, prior: dict[int, Counter],
+                    seed: int = 0) -> tuple[list[dict], int, float]:
+    """Three NLI records per item (entailed, neutral, contradiction), the number of fallback
+    negatives, and the larger relation-word imbalance of the two negative labels against the
+    entailed one."""
+    rng = random.Random(f"recast3:{seed}:{split_name}")
+    gold = [it.gold for it in items]
+    chosen, fallback, gaps = {}, 0, []
+    for kind in (CONTRADICTION, NEUTRAL):
+        chosen[kind], n = negative_relations(items, kb, prior, rng, [kind] * len(items))
+        fallback += n
+        gaps.append(imbalance(gold, chosen[kind]))
+    records = []
+    for i, it in enumerate(items):
+        head, tail = it.row.query
+        for label, relation in ((ENTAILED, it.gold), (NEUTRAL, chosen[NEUTRAL][i]),
+                                (CONTRADICTION, chosen[CONTRADICTION][i])):
+            h, t = it.neutral[relation] if label == NEUTRAL else (head, tail)
+            records.append({"premise": premise_text(it.row.story), "hypothesis": hypothesis_text(h, t, relation),
+                            "label": label, "source_id": it.row.id, "k": it.row.k, "split": split_name,
+                            "relation": relation})
+    return records, fallback, max(gaps, default=0.0)
+
+
 def recast_items(split_name: str, items: Sequence[Item], kb: KB, prior: dict[int, Counter],
                  seed: int = 0, negatives: str = CONTRADICTION) -> tuple[list[dict], int, float]:
     """NLI records (one entailed and one not-entailed pair per item), the number of fallback
@@ -297,19 +334,25 @@ def recast_items(split_name: str, items: Sequence[Item], kb: KB, prior: dict[int
 
 
 def recast_splits(splits: Sequence[Split], kb: KB, seed: int = 0, step: Callable[[], object] | None = None,
-                  negatives: str = CONTRADICTION) -> list[tuple[Split, list[dict], RecastSummary]]:
+                  negatives: str = CONTRADICTION, labels: int = 2) -> list[tuple[Split, list[dict], RecastSummary]]:
     """Recast every split; the fallback prior pools the settled items of all splits.
     ``step`` is called once per story (a progress bar's update); ``negatives`` is the kind of
-    the not-entailed hypotheses (contradiction, neutral or mixed)."""
+    the not-entailed hypotheses (contradiction, neutral or mixed) with ``labels=2``; with
+    ``labels=3`` every story gives an entailed, a neutral and a contradiction record."""
     check_kb(kb)
     if negatives not in NEGATIVES:
         raise UsageError(f"negatives must be one of {', '.join(NEGATIVES)}, not {negatives!r}")
-    settled = [settle(s.rows, kb, step, negatives) for s in splits]
+    if labels not in LABEL_COUNTS:
+        raise UsageError(f"labels must be 2 or 3, not {labels!r}")
+    settled = [settle(s.rows, kb, step, BOTH if labels == 3 else negatives) for s in splits]
     prior = label_prior([it for items, _ in settled for it in items], kb)
     out = []
     for split, (items, dropped) in zip(splits, settled):
-        records, fallback, gap = recast_items(split.name, items, kb, prior, seed, negatives)
+        if labels == 3:
+            records, fallback, gap = three_way_items(split.name, items, kb, prior, seed)
+        else:
+            records, fallback, gap = recast_items(split.name, items, kb, prior, seed, negatives)
         summary = RecastSummary(len(split.rows), Counter(r["label"] for r in records), dropped, fallback, gap,
-                                Counter(r["negative"] for r in records if "negative" in r))
+                                Counter(r.get("negative") or r["label"] for r in records if r["label"] != ENTAILED))
         out.append((split, records, summary))
     return out

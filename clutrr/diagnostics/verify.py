@@ -1,6 +1,8 @@
-"""Re-derive each CSV row's target from its typed edges and genders under a KB."""
+"""Re-derive each CSV row's target from its typed edges and genders under a KB, and a row's
+answer to its question of another form (``--question``) from the same facts."""
 from __future__ import annotations
 
+import json
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -9,6 +11,7 @@ from typing import Callable
 from clutrr.core.entailment import story_closure
 from clutrr.core.kb import GENDERS, KB, bits
 from clutrr.io.csv_format import COLUMNS, StoryRow, iter_records, parse_row
+from clutrr.questions.proofs import Unproved, closure_of, prove
 
 VERDICTS = ("entailed", "ambiguous", "wrong", "not_entailed", "unparsable")
 
@@ -70,7 +73,34 @@ def verify_row(kb: KB, rec: dict[str, str]) -> tuple[str, list[str], str]:
         return "wrong", derived, ""
     if len(derived) > 1:
         return "ambiguous", derived, ""
+    if rec.get("form", "relation") not in ("relation", None):
+        return verify_question(kb, row, rec)
     return "entailed", derived, ""
+
+
+def verify_question(kb: KB, row: StoryRow, rec: dict[str, str]) -> tuple[str, list[str], str]:
+    """(verdict, [the answer the facts prove], detail) for the question of a row of another form
+    than ``relation`` (columns ``form``, ``answer``, ``form_query``, ``form_target``)."""
+    names = [n for n, _ in row.genders]
+    try:
+        form, query, word = rec["form"], tuple(json.loads(rec["form_query"])), rec["form_target"]
+        answer = json.loads(rec["answer"])
+        if not query or any(not (isinstance(i, int) and 0 <= i < len(names)) for i in query):
+            raise ValueError("form_query refers to people missing from 'genders'")
+        genders = [GENDERS.index(g) for _, g in row.genders]
+        proved = prove(kb, closure_of(kb, row_facts(kb, row)), genders, names, form, query, word)
+    except Unproved as exc:
+        return "not_entailed", [], f"{rec['form']} question: {exc}"
+    except KeyError as exc:
+        return "unparsable", [], f"unknown relation word {exc.args[0]!r}"
+    except (ValueError, TypeError, IndexError) as exc:
+        return "unparsable", [], f"question columns: {exc}"
+    shown = [json.dumps(proved, ensure_ascii=False)]
+    if form == "people" and isinstance(answer, list):  # a set: any order
+        answer, proved = sorted(map(str, answer)), sorted(proved)
+    if answer != proved:
+        return "wrong", shown, f"{form} question answered {rec['answer']}"
+    return "entailed", shown, ""
 
 
 def verify_file(kb: KB, path: str | Path, step: Callable[[], object] | None = None) -> list[RowVerdict]:

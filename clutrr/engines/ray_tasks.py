@@ -8,6 +8,7 @@ server) within ``connect_timeout`` seconds: Ray itself would retry for minutes, 
 from __future__ import annotations
 
 import logging
+import os
 import socket
 import time
 from collections import deque
@@ -89,6 +90,9 @@ class RayEngine(Engine):
             else:
                 check_memory(workers)
                 options["num_cpus"] = workers
+                # Token authentication is Ray's default for a local cluster; saying so explicitly keeps
+                # it on without the warning Ray prints when the mode is left unset.
+                os.environ.setdefault("RAY_AUTH_MODE", "token")
             try:
                 ray.init(**options)
             except (ConnectionError, ValueError, RuntimeError) as exc:

@@ -68,7 +68,7 @@ def _resolve(pred: Prediction, data: EvalSet) -> int | None:
 
 
 def evaluate(data: EvalSet | str | Path, predictions: Predictions, name: str = "model", strict: bool = False,
-             kb: str | None = None) -> Report:
+             kb: str | None = None, think_open: bool = False) -> Report:
     """Score ``predictions`` (a file or folder path, Prediction objects, dicts, or an
     id -> answer mapping) on ``data`` (an EvalSet or a dataset folder).
 
@@ -77,6 +77,11 @@ def evaluate(data: EvalSet | str | Path, predictions: Predictions, name: str = "
     story may have one prediction per ``sample``). Predictions for stories of the folder
     outside the evaluated splits are ignored. A file is read one line at a time and only
     the answers to evaluated stories are kept, so memory grows with the test rows.
+
+    A reply the server cut at the length limit (``finish_reason`` ``length``) has no
+    answer: it counts as wrong (unparsable), whatever it says, and the replies table counts
+    it as cut. With ``think_open`` every reply starts inside a reasoning block (the model's
+    chat template opens ``<think>`` in the prompt): without its closing tag it has no answer.
     """
     if not isinstance(data, EvalSet):
         data = load_eval_set(data, kb=kb or "kinship")
@@ -105,12 +110,12 @@ def evaluate(data: EvalSet | str | Path, predictions: Predictions, name: str = "
         if pred is None:
             return MISSING
         text = pred.prediction
-        if text is None:
+        if text is None or pred.finish_reason == "length":
             return UNPARSABLE
         key = (text, names[i])
         got = parsed.get(key)
         if got is None:
-            got = parsed[key] = extract_answer(text, kb, query=names[i]) or UNPARSABLE
+            got = parsed[key] = extract_answer(text, kb, query=names[i], think_open=think_open) or UNPARSABLE
         return got
 
     labels = [label(a, i) for i, a in enumerate(first)]

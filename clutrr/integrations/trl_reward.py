@@ -15,9 +15,10 @@ No import of trl is needed here: the functions are plain Python.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
-from clutrr.rl.reward import reward
+from clutrr.llm.extract import THINK_TAGS, ThinkTag
+from clutrr.rl.reward import PROCESS_COLUMNS, check_weights, reward
 
 
 def _reply(completion) -> tuple[str, str | None]:
@@ -32,23 +33,28 @@ def _reply(completion) -> tuple[str, str | None]:
 
 
 def make_reward(format_bonus: float = 0.0, process_weight: float = 0.0, kb: str = "kinship",
-                name: str = "clutrr_reward") -> Callable[..., list[float]]:
+                name: str = "clutrr_reward", think_open: bool = False,
+                think_tags: Sequence[ThinkTag] = THINK_TAGS) -> Callable[..., list[float]]:
     """A GRPO reward function: :func:`clutrr.rl.reward` of each completion, named ``name``
-    (the name TRL logs it under). ``process_weight`` > 0 needs the ``people``, ``facts``
-    and ``query_edge`` columns."""
-    if format_bonus < 0 or not 0 <= process_weight <= 1:
-        raise ValueError("format_bonus must be >= 0 and process_weight in [0, 1]")
+    (the name TRL logs it under). It needs the ``answer`` and ``query`` columns, and with
+    ``process_weight`` > 0 the ``people``, ``facts`` and ``query_edge`` columns too: a
+    missing one is a one-line ValueError at the first call. ``think_open``: the
+    completions start inside a reasoning block (the chat template opens it in the prompt)."""
+    check_weights(format_bonus, process_weight)
+    needed = ("answer", "query") + (PROCESS_COLUMNS if process_weight else ())
 
-    def clutrr_reward(completions: list, answer: list[str], **columns) -> list[float]:
+    def clutrr_reward(completions: list, **columns) -> list[float]:
+        missing = [key for key in needed if columns.get(key) is None]
+        if missing:
+            raise ValueError(f"{name} needs the dataset column(s) {', '.join(missing)} "
+                             "(a dataset from clutrr.rl.to_hf_dataset has them)")
         out = []
-        for i, (completion, gold) in enumerate(zip(completions, answer, strict=True)):
+        for i, completion in enumerate(completions):
             text, reasoning = _reply(completion)
-            entry: dict = {"answer": gold}
-            if columns.get("query") is not None:  # the names asked about: a reversed statement is no answer
-                entry["query"] = columns["query"][i]
+            entry: dict = {"answer": columns["answer"][i], "query": columns["query"][i]}
             if process_weight:
-                entry["metadata"] = {key: columns[key][i] for key in ("people", "facts", "query_edge")}
-            out.append(reward(text, entry, format_bonus, kb, process_weight, reasoning))
+                entry["metadata"] = {key: columns[key][i] for key in PROCESS_COLUMNS}
+            out.append(reward(text, entry, format_bonus, kb, process_weight, reasoning, think_tags, think_open))
         return out
 
     clutrr_reward.__name__ = clutrr_reward.__qualname__ = name

@@ -8,16 +8,19 @@ this module makes it known to verifiers as ``clutrr_kinship`` (so
 ``verifiers.v1.load_environment(config)`` with ``taskset.id = "clutrr_kinship"`` also works
 in this process). Each task asks one item's question under the ``tagged`` system prompt; the
 agent runs verifiers' ``null`` harness (one chat reply, no tools, no code). The rubric,
-by the answer protocol of :mod:`clutrr.llm.extract`:
+by the answer protocol of :mod:`clutrr.llm.extract`, the parts of :func:`clutrr.rl.reward`
+(:class:`clutrr.rl.reward.RewardParts`) weighted so that the rubric's reward is that
+function's number for the same reply and weights:
 
-- ``correct`` (weight 1): 1 when the reply's final answer names the relation;
+- ``correct`` (weight ``1 - process_weight``): 1 when the reply's final answer names the relation;
 - ``format`` (weight ``format_weight``): 1 for a right answer given in exactly one
   ``<answer>`` tag outside the reasoning;
-- ``process`` (weight ``process_weight``): the process reward's score of a right answer's
-  reasoning (:mod:`clutrr.llm.process`);
+- ``process`` (weight ``process_weight``, at most 1): the process reward's score of a right
+  answer's reasoning (:mod:`clutrr.llm.process`);
 
 so a reply whose final answer is wrong earns nothing. The claim precision and whether the
-claims connect the query's people are recorded as metrics.
+claims connect the query's people are recorded as metrics. With ``think_open`` the replies
+start inside a reasoning block (a chat template that opens ``<think>`` in the prompt).
 """
 from __future__ import annotations
 
@@ -31,7 +34,7 @@ from clutrr.llm.extract import extract_answer
 from clutrr.llm.process import process_reward
 from clutrr.llm.prompts import build_messages
 from clutrr.rl.dataset import DatasetConfig, make_dataset
-from clutrr.rl.reward import has_answer_tag, query_names, score_answer
+from clutrr.rl.reward import RewardParts, check_weights, query_names, reward_parts
 
 TASKSET_ID = "clutrr_kinship"
 
@@ -41,35 +44,37 @@ class ClutrrTaskData(vf.TaskData):
 
     answer: str
     item: dict
+    think_open: bool = False
 
 
 class ClutrrTask(vf.Task[ClutrrTaskData, vf.State, vf.TaskConfig]):
     """Scores a reply by the answer protocol; see the module docstring for the rubric."""
 
-    def _right(self, trace: vf.Trace) -> bool:
-        return score_answer(trace.last_reply, self.data.item) == 1.0
+    def _parts(self, trace: vf.Trace) -> RewardParts:
+        return reward_parts(trace.last_reply, self.data.item, process=True, think_open=self.data.think_open)
 
     @vf.reward(weight=1.0)
     async def correct(self, trace: vf.Trace) -> float:
         """1.0 when the final answer names the item's relation."""
-        return float(self._right(trace))
+        return self._parts(trace).correct
 
     @vf.reward(weight=0.0)
     async def format(self, trace: vf.Trace) -> float:
         """1.0 for a right answer in exactly one <answer> tag outside the reasoning."""
-        return float(self._right(trace) and has_answer_tag(trace.last_reply))
+        return self._parts(trace).format
 
     @vf.reward(weight=0.0)
     async def process(self, trace: vf.Trace) -> float:
         """The process reward's score of a right answer's reasoning, else 0."""
-        return process_reward(trace.last_reply, self.data.item).score if self._right(trace) else 0.0
+        return self._parts(trace).process
 
     @vf.metric
     async def claims(self, trace: vf.Trace) -> dict[str, float]:
         """The claim precision (0 without claims) and whether true claims connect the query's people."""
         judged = process_reward(trace.last_reply, self.data.item)
         return {"claim_precision": judged.precision or 0.0, "claims_connect": float(judged.connected),
-                "parsed": float(extract_answer(trace.last_reply, query=query_names(self.data.item)) is not None)}
+                "parsed": float(extract_answer(trace.last_reply, query=query_names(self.data.item),
+                                               think_open=self.data.think_open) is not None)}
 
 
 class ClutrrTasksetConfig(vf.TasksetConfig):
@@ -81,6 +86,7 @@ class ClutrrTasksetConfig(vf.TasksetConfig):
     split: str = "train"
     seed: int = 0
     kb: str = "kinship"
+    think_open: bool = False
 
 
 class ClutrrTaskset(vf.Taskset[ClutrrTask, ClutrrTasksetConfig]):
@@ -92,7 +98,7 @@ class ClutrrTaskset(vf.Taskset[ClutrrTask, ClutrrTasksetConfig]):
         for item in items:
             system, user = build_messages(item, kb=c.kb)
             yield ClutrrTask(ClutrrTaskData(id=item["id"], prompt=user["content"], system_prompt=system["content"],
-                                            answer=item["answer"], item=item), c.task)
+                                            answer=item["answer"], item=item, think_open=c.think_open), c.task)
 
 
 __all__ = ["ClutrrTaskset"]
@@ -101,14 +107,14 @@ sys.modules.setdefault(TASKSET_ID, sys.modules[__name__])
 
 def load_environment(size: int = 100, k: Sequence[int] = (2, 3), noise: Sequence[str] = ("none",), seed: int = 0,
                      split: str = "train", format_weight: float = 0.0, process_weight: float = 0.0,
-                     harness: str = "null") -> vf.Env:
+                     harness: str = "null", think_open: bool = False) -> vf.Env:
     """A single-agent verifiers environment over ``size`` procedural items (see the module docstring)."""
-    if format_weight < 0 or process_weight < 0:
-        raise ValueError("format_weight and process_weight must be non-negative")
-    task = vf.TaskConfig(rewards={"format": vf.RewardFunctionConfig(weight=format_weight),
+    check_weights(format_weight, process_weight)
+    task = vf.TaskConfig(rewards={"correct": vf.RewardFunctionConfig(weight=1.0 - process_weight),
+                                  "format": vf.RewardFunctionConfig(weight=format_weight),
                                   "process": vf.RewardFunctionConfig(weight=process_weight)})
     config = SingleAgentEnvConfig(
         taskset=ClutrrTasksetConfig(id=TASKSET_ID, size=size, k=list(k), noise=list(noise), seed=seed, split=split,
-                                    task=task),
+                                    task=task, think_open=think_open),
         agent=vf.AgentConfig(harness={"id": harness}))
     return vf.load_environment(config)

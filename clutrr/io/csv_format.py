@@ -23,12 +23,20 @@ COLUMNS = (
 # person from the person asked about, and the definitions of the story's terms (a list literal)
 KINSHIP_COLUMNS = ("kin_type", "glossary")
 
-
-def csv_columns(kinship: bool = False) -> tuple[str, ...]:
-    """The CSV columns after the index column: :data:`COLUMNS`, then :data:`KINSHIP_COLUMNS` for a kinship system."""
-    return (*COLUMNS, *KINSHIP_COLUMNS) if kinship else COLUMNS
+# the columns a file of another question form than ``relation`` adds (clutrr.questions): the
+# form, the question's text, the answer (JSON: a name, a list of names, a count or "yes"/"no"),
+# the story people it names (JSON list of indices) and the relation word it asks about; the
+# original columns keep the story's chain query and its relation
+QUESTION_COLUMNS = ("form", "question", "answer", "form_query", "form_target")
 
 csv.field_size_limit(1 << 24)
+
+
+def csv_columns(question: str = "relation", kinship: bool = False) -> tuple[str, ...]:
+    """The columns (after the index column) of a CSV file whose rows ask ``question`` (the
+    original ones for ``relation``), then :data:`KINSHIP_COLUMNS` for a kinship system's rows."""
+    asked = COLUMNS if question == "relation" else (*COLUMNS, *QUESTION_COLUMNS)
+    return (*asked, *KINSHIP_COLUMNS) if kinship else asked
 
 
 class RowParseError(ValueError):

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Callable
 
 from clutrr.errors import UsageError
-from clutrr.io.csv_format import COLUMNS, csv_line
+from clutrr.io.csv_format import csv_columns, csv_line
 from clutrr.io.rows import TaskResult
 from clutrr.io.store import Store, read_sha256
 
@@ -45,16 +45,16 @@ def parse_formats(text: str) -> tuple[str, ...]:
 
 class TextShard:
     """CSV or JSONL: one line (or CSV record) per row, with a header for CSV (unless ``header``
-    is False: a piece of a shard). The rows come encoded; the file's sha256 is taken as it is
-    written (``sha256`` once closed)."""
+    is False: a piece of a shard), whose columns are those of rows asking ``question``. The rows
+    come encoded; the file's sha256 is taken as it is written (``sha256`` once closed)."""
 
-    def __init__(self, store: Store, name: str, fmt: str, header: bool = True,
-                 columns: tuple[str, ...] = COLUMNS) -> None:
+    def __init__(self, store: Store, name: str, fmt: str, header: bool = True, question: str = "relation",
+                 kinship: bool = False) -> None:
         self.fmt = fmt
         self._fh = store.writer(name)
         self.sha256: str | None = None
         if fmt == "csv" and header:
-            self._fh.write(csv_line(["", *columns]).encode())
+            self._fh.write(csv_line(["", *csv_columns(question, kinship)]).encode())
 
     def write(self, result: TaskResult) -> None:
         """Append the result's rows."""
@@ -75,12 +75,13 @@ class ParquetShard:
     from the first row written, so a shard joined from pieces has the row groups of a direct
     write).
 
-    The schema is the padded stories' when the first record has a ``context`` field.
+    The schema is the padded stories' when the first record has a ``context`` field, and that
+    of rows asking ``question`` (:func:`clutrr.io.schema.record_fields`).
     """
 
     def __init__(self, store: Store, name: str, fmt: str = "parquet", header: bool = True,
-                 columns: tuple[str, ...] = COLUMNS) -> None:
-        self._store, self._name = store, name
+                 question: str = "relation", kinship: bool = False) -> None:
+        self._store, self._name, self._question = store, name, question
         self.sha256: str | None = None
         self.schema = None
         self._fh = None
@@ -90,22 +91,29 @@ class ParquetShard:
 
     def write(self, result: TaskResult) -> None:
         """Append the result's rows."""
+        from clutrr.io.schema import arrow_record
+
         for record in result.records:
-            self._buffer.append(record)
+            self._buffer.append(arrow_record(record, self._question))
             if "context" in record:  # padded stories: row groups bounded by their text too
                 self._text += len(record["story"])
             if len(self._buffer) >= ROW_GROUP or self._text >= ROW_GROUP_TEXT:
                 self._flush()
 
+    def schema_for(self, context: bool, kinship: bool = False):
+        """The Parquet schema of the file's records (a padded story's with ``context``, a kinship
+        system's with ``kinship``)."""
+        from clutrr.io.schema import arrow_schema
+
+        return arrow_schema(context=context, question=self._question, kinship=kinship)
+
     def _flush(self) -> None:
         import pyarrow as pa
         import pyarrow.parquet as pq
 
-        from clutrr.io.schema import arrow_schema
-
         if self._writer is None:
             first = self._buffer[0] if self._buffer else {}
-            self.schema = arrow_schema(context="context" in first, kinship="kin_type" in first)
+            self.schema = self.schema_for("context" in first, kinship="kin_type" in first)
             self._fh = self._store.writer(self._name)
             self._writer = pq.ParquetWriter(self._fh, self.schema, compression="zstd")
         if self._buffer:
@@ -126,16 +134,18 @@ WRITERS: dict[str, Callable[..., TextShard | ParquetShard]] = {
 
 
 def open_shard(store: Store, name: str, fmt: str, header: bool = True,
-               columns: tuple[str, ...] = COLUMNS) -> TextShard | ParquetShard:
+               question: str = "relation", kinship: bool = False) -> TextShard | ParquetShard:
     """A writer for one shard file of format ``fmt`` (``header=False``: a piece without the CSV
-    header; ``columns``: the CSV header's, see :func:`clutrr.io.csv_format.csv_columns`)."""
-    return WRITERS[fmt](store, name, fmt, header, columns)
+    header) of rows asking ``question``; ``kinship``: a kinship system's rows, whose CSV header
+    adds :data:`clutrr.io.csv_format.KINSHIP_COLUMNS` (Parquet finds them in the first record)."""
+    return WRITERS[fmt](store, name, fmt, header, question, kinship)
 
 
-def join_pieces(store: Store, pieces: list[str], name: str, fmt: str, columns: tuple[str, ...] = COLUMNS) -> str:
+def join_pieces(store: Store, pieces: list[str], name: str, fmt: str, question: str = "relation",
+                kinship: bool = False) -> str:
     """Write shard file ``name`` from its pieces' files in order (each written with
     ``header=False``), giving the bytes a direct write would give; returns its sha256."""
-    writer = open_shard(store, name, fmt, columns=columns)
+    writer = open_shard(store, name, fmt, question=question, kinship=kinship)
     for piece in pieces:
         if fmt == "parquet":  # records again, so row groups are cut as in a direct write
             rows = _old_rows(store, piece, fmt)
@@ -168,11 +178,11 @@ def _old_rows(store: Store, name: str, fmt: str):
 
 
 def rewrite_shard(store: Store, name: str, fmt: str, start: int, new_rows: dict[int, TaskResult],
-                  columns: tuple[str, ...] = COLUMNS) -> str:
+                  question: str = "relation", kinship: bool = False) -> str:
     """Rewrite shard file ``name`` (first row at position ``start``), putting ``new_rows``
     (position -> a one-row result) in place of the old rows at those positions; returns its new sha256."""
     tmp = name + ".rewrite"
-    writer = open_shard(store, tmp, fmt, columns=columns)
+    writer = open_shard(store, tmp, fmt, question=question, kinship=kinship)
     for pos, old in enumerate(_old_rows(store, name, fmt), start):
         if pos in new_rows:
             writer.write(new_rows[pos])

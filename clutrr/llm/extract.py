@@ -48,11 +48,12 @@ the KB's vocabulary when the model named one ("cousin", "great-uncle", "stepmoth
 from __future__ import annotations
 
 import json
+from bisect import bisect_left
 import re
 import unicodedata
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
+from typing import NamedTuple
 
 from clutrr.core.kb import load_kb
 
@@ -78,7 +79,7 @@ SYNONYMS = {
     "bro": "brother", "sis": "sister", "auntie": "aunt", "aunty": "aunt",
 }
 # a prefix that turns a relation into another one outside the vocabulary
-MODIFIER = r"(?P<mod>(?:great[\s-]*)+|step[\s-]?|half[\s-]?|god|foster[\s-]+|adoptive[\s-]+|surrogate[\s-]+|ex[\s-]|former\s+)?"
+MODIFIER = r"(?P<mod>(?:great[\s-]*){1,8}|step[\s-]?|half[\s-]?|god|foster[\s-]+|adoptive[\s-]+|surrogate[\s-]+|ex[\s-]|former\s+)?"
 # "-in-law" after a word that has no in-law form of its own ("aunt-in-law"): a word outside the KB
 IN_LAW = r"(?P<law>(?:\s*-\s*|\s+)in(?:\s*-\s*|\s+)laws?)?"
 SEP = r"(?:\s*-\s*|\s+)"
@@ -106,7 +107,9 @@ HEDGE = re.compile(
     re.I)
 NEGATION = re.compile(r"(?:\bnot|n't|\bnever|\bnor|\bneither|\brather\s+than|\binstead\s+of|\bno\s+longer|\bno)"
                       r"\s+(?:(?!but\b)[\w'-]+\s+){0,2}$", re.I)
-ADJECTIVES = r"(?:(?:paternal|maternal|own|younger|older|elder|big|little|only|biological|twin|new|dear|beloved)\s+)*"
+ADJECTIVE_WORDS = ("paternal", "maternal", "own", "younger", "older", "elder", "big", "little", "only", "biological",
+                   "twin", "new", "dear", "beloved")
+ADJECTIVES = r"(?:(?:" + "|".join(ADJECTIVE_WORDS) + r")\s+)*"
 COPULA = re.compile(
     r"(?:\b(?:is|are|was|were|be|am|becomes|remains)|\b(?:he|she|it|that|who|this|what)'s|'re)\s+"
     r"(?:(?:either|also|actually|indeed|then|therefore|thus|definitely|clearly|probably|likely|in\s+fact)\s+)*"
@@ -118,8 +121,7 @@ OF_PHRASE = re.compile(r"^\s+of\s+(?:(?:the|his|her|their|a|an)\s+)?(?:[\w-]+(?:
 CHAINED = re.compile(r"^(?:'s|s'|')\s+" + ADJECTIVES + r"$", re.I)
 
 
-@dataclass(frozen=True)
-class Mention:
+class Mention(NamedTuple):
     """A relation word found in a text: its span and the word it stands for."""
 
     start: int
@@ -145,9 +147,8 @@ class Vocabulary:
         for word in OTHER_RELATIONS:
             self._add_forms(canon, word, word)
         self.canon = canon
-        forms = sorted(canon, key=len, reverse=True)
-        alternation = "|".join(SEP.join(re.escape(part) for part in form.split("-")) for form in forms)
-        self.pattern = re.compile(r"\b" + MODIFIER + r"(?P<word>" + alternation + r")" + IN_LAW + r"\b", re.I)
+        self._words: dict[tuple, str] = {}
+        self.pattern = re.compile(r"\b" + MODIFIER + r"(?P<word>" + _trie(canon) + r")" + IN_LAW + r"\b", re.I)
 
     @staticmethod
     def _add_forms(canon: dict[str, str], surface: str, word: str) -> None:
@@ -156,20 +157,57 @@ class Vocabulary:
 
     def lookup(self, text: str) -> str | None:
         """The word a bare answer such as ``" Son-In-Law."`` names, without a regex scan."""
-        return self.canon.get(_squash(text)) if len(text) <= 64 else None
+        if len(text) > 64 or text.rstrip().endswith("?"):  # "aunt?" asks, it does not answer
+            return None
+        return self.canon.get(_squash(text))
 
     def mentions(self, text: str) -> list[Mention]:
         """Every relation word in ``text``, modified ones (``great-uncle``) as words of their own."""
+        words, spelled, new = self._words, self._spelled, tuple.__new__  # no Python-level __new__ per mention
         out = []
         for m in self.pattern.finditer(text):
-            word = self.canon[_squash(m.group("word"))]
-            if m.group("law"):
-                word += "-in-law"
-            if m.group("mod"):
-                mod = _squash(m.group("mod")).rstrip("-")
-                word = mod + ("" if mod in CLOSED_MODIFIERS else "-") + word
-            out.append(Mention(m.start(), m.end(), word))
+            key = m.group(2, 3, 1)  # word, law, mod
+            out.append(new(Mention, (*m.span(), words.get(key) or spelled(*key))))
         return out
+
+    def _spelled(self, word: str, law: str | None, mod: str | None) -> str:
+        """The word a matched spelling stands for (remembered: a long reply repeats its words)."""
+        key = (word, law, mod)
+        out = self._words.get(key)
+        if out is None:
+            out = self.canon[_squash(word)]
+            if law:
+                out += "-in-law"
+            if mod:
+                mod = _squash(mod).rstrip("-")
+                out = mod + ("" if mod in CLOSED_MODIFIERS else "-") + out
+            if len(self._words) < 65536:
+                self._words[key] = out
+        return out
+
+
+def _trie(forms: Iterable[str]) -> str:
+    """One pattern matching any of ``forms`` (a hyphen matching any separator), written as a
+    tree of shared prefixes so a scan tries one branch per character, not every form; at
+    each branching point a longer form is tried before a shorter one."""
+    root: dict = {}
+    for form in forms:
+        node = root
+        for char in form:
+            node = node.setdefault(char, {})
+        node[""] = {}
+
+    def branch(node: dict) -> str:
+        arms = [(SEP if char == "-" else re.escape(char)) + branch(child)
+                for char, child in sorted(node.items()) if char]
+        if not arms:
+            return ""
+        body = arms[0] if len(arms) == 1 else "(?:" + "|".join(arms) + ")"
+        if "" not in node:
+            return body
+        return ("(?:" + body + ")?") if len(arms) > 1 or len(body) > 1 else body + "?"
+
+    return branch(root)
 
 
 def _squash(text: str) -> str:
@@ -203,12 +241,17 @@ def vocabulary(kb: str = "kinship") -> Vocabulary:
 
 TAG_OPEN = re.compile(r"<\s*answer\s*>", re.I)
 TAG_CLOSE = re.compile(r"<\s*/\s*answer\s*>", re.I)
-THINK_TAGS = ("think", "thinking", "reasoning")
+# reasoning blocks: a name stands for <name>…</name> (or ◁name▷…◁/name▷), a pair for its opening and closing
+# tag as written: Magistral's [THINK]…[/THINK], Sky-T1's and OpenThoughts' <|begin_of_thought|>…<|end_of_thought|>
+ThinkTag = str | tuple[str, str]
+THINK_TAGS: tuple[ThinkTag, ...] = ("think", "thinking", "reasoning", ("[THINK]", "[/THINK]"),
+                                    ("<|begin_of_thought|>", "<|end_of_thought|>"))
+COMMENT = re.compile(r"<!--.*?(?:-->|$)", re.S)  # an HTML/XML comment (unclosed: to the end) is not read
 BOXED = re.compile(r"\\boxed\s*\{")
 BRACE = re.compile(r"[{}]")
 LATEX_COMMAND = re.compile(r"\\[A-Za-z]+\s*|\\[ ,;:!]|[{}$]")
 JSON_ANSWER = re.compile(r'"answer"\s*:\s*("(?:[^"\\]|\\.)*"|null)', re.I)
-OPENING = re.compile(r"\s*([^.!?\n,;:]+?)\s*(?:[.!\n,;:]|\s[-\u2013\u2014]\s|$)")
+OPENING_STOP = re.compile(r"[.!?\n,;:]|\s[-\u2013\u2014]\s")  # what ends the words opening a reply
 ALTERNATIVE = re.compile(r"\s*(?:or|/|nor|versus|vs)\b", re.I)
 # what may stand between a bare opening word and a second relation offered beside it ("Aunt, possibly mother")
 LISTED = re.compile(r"[\s,/;]*(?:(?:or|and|nor|vs\.?|versus|possibly|perhaps|maybe|probably|either|else|even)\s+"
@@ -221,9 +264,8 @@ CORRECTION = re.compile(
     r"on\s+(?:second|further)\s+thought|let\s+me\s+(?:re-?check|reconsider|correct|double[\s-]?check))\b|^\W*no\b", re.I)
 HEADING = re.compile(r"^\W*(?:the\s+)?(?:final\s+)?answer\W*$", re.I)
 OFF = "off"  # a statement about another pair of people than the one asked about
-# a name: a capitalised word ("Edith", "Zoë", "O'Neil"); in a reply written in lower case, any word
-NAME = r"[^\W\d_a-z](?:[\w-]|'(?!(?i:s)\b)(?=\w))*"
-ANY_NAME = r"[^\W\d_](?:[\w-]|'(?!s\b)(?=\w))*"
+# a name: a capitalised word ("Edith", "Zoë", "O'Neil"); in a reply written in lower case, a name the caller knows
+NAME = r"[^\W\d_a-z](?:[\w-]|'(?!(?i:s)\b)(?=\w))*+"
 NOT_NAMES = {"He", "She", "They", "It", "This", "That", "So", "Then", "Therefore", "Thus", "Hence", "And", "But",
              "The", "A", "An", "His", "Her", "Their", "Its", "Also", "Since", "Because", "Which", "Who", "Answer",
              "Final", "Step", "First", "Second", "Next", "Finally", "Now", "Here", "There", "We", "I", "You"}
@@ -259,14 +301,26 @@ class ClaimReader:
     lower case, the ``names`` a caller knows (the query's) are read too."""
 
     def __init__(self, copula: str) -> None:
+        self.copula = copula
         self.cased = _ClaimPatterns(copula, NAME, 0)
-        self.caseless = _ClaimPatterns(copula, ANY_NAME, re.I)
+        self._caseless: dict[tuple[str, ...], _ClaimPatterns] = {}
 
     def _patterns(self, pre: str, names: Sequence[str]) -> _ClaimPatterns:
-        return self.caseless if names and pre.islower() else self.cased
+        if not names or not pre.islower():
+            return self.cased
+        key = tuple(names)
+        if key not in self._caseless:  # in lower case only the known names are names: match just those
+            if len(self._caseless) >= 256:
+                self._caseless.clear()
+            spelled = "|".join(re.escape(n) for n in sorted({n.casefold() for n in names}, key=len, reverse=True))
+            self._caseless[key] = _ClaimPatterns(self.copula, rf"(?<![\w'-])(?:{spelled})(?![\w-])", re.I)
+        return self._caseless[key]
 
     def pair(self, pre: str, post: str, names: Sequence[str] = ()) -> tuple[str, str] | None:
         """(person, owner) of the relation word between ``pre`` and ``post``, or None."""
+        last = _word_before(pre)
+        if not last.endswith("'") and not last.endswith("'s") and last not in ("the", "a", "an"):
+            return None  # every claim pattern ends in a possessive or an article
         at = self._patterns(pre, names)
         claim = None
         if (hit := at.stated.search(pre)) or (hit := at.made.search(pre)):
@@ -280,12 +334,27 @@ class ClaimReader:
     def side(self, pre: str, names: Sequence[str] = ()) -> tuple[str | None, str | None]:
         """(person, None) or (None, owner) when only one side of the claim before a relation
         word is named ("Chloe is her niece", "She is Chloe's aunt"), else (None, None)."""
+        last = _word_before(pre)
+        if not last.endswith("'") and not last.endswith("'s") and last not in ("his", "her", "their"):
+            return None, None
         at = self._patterns(pre, names)
         if (hit := at.person_only.search(pre)) and _named(hit["x"], names):
             return hit["x"], None
         if (hit := at.owner_only.search(pre)) and _named(hit["y"], names):
             return None, hit["y"]
         return None, None
+
+
+def _word_before(pre: str) -> str:
+    """The last word of ``pre`` before its trailing adjectives ("Tom's" in "Tom's late "),
+    in lower case; "" unless ``pre`` ends in a space (a cheap test run before the claim
+    patterns, which all end in a word, its adjectives and a space)."""
+    if not pre[-1:].isspace():
+        return ""
+    words = pre[-96:].lower().split()
+    while words and words[-1] in ADJECTIVE_WORDS:
+        words.pop()
+    return words[-1] if words else ""
 
 
 def _named(word: str, names: Sequence[str]) -> bool:
@@ -299,10 +368,21 @@ ANSWER_CLAIMS = ClaimReader(ANSWER_COPULA)
 
 
 @lru_cache(maxsize=16)
-def _think_patterns(tags: tuple[str, ...]) -> tuple[re.Pattern, re.Pattern]:
-    names = "|".join(re.escape(t) for t in tags)
-    return (re.compile(rf"[<\u25c1]\s*(?:{names})\s*[>\u25b7]", re.I),
-            re.compile(rf"[<\u25c1]\s*/\s*(?:{names})\s*[>\u25b7]", re.I))
+def _think_patterns(tags: tuple[ThinkTag, ...]) -> tuple[re.Pattern, re.Pattern, str]:
+    """The opening and closing patterns of reasoning blocks ``tags`` and the characters one
+    of their tags starts with."""
+    names = "|".join(re.escape(t) for t in tags if isinstance(t, str))
+    opening = [rf"[<\u25c1]\s*(?:{names})\s*[>\u25b7]"] if names else []
+    closing = [rf"[<\u25c1]\s*/\s*(?:{names})\s*[>\u25b7]"] if names else []
+    starts = "<\u25c1" if names else ""
+    for tag in tags:
+        if not isinstance(tag, str):
+            if len(tag) != 2 or not all(isinstance(t, str) and t.strip() for t in tag):
+                raise ValueError(f"a reasoning block's tags are a name or an (opening, closing) pair, not {tag!r}")
+            opening.append(re.escape(tag[0].strip()))
+            closing.append(re.escape(tag[1].strip()))
+            starts += tag[0].strip()[0] + tag[1].strip()[0]
+    return re.compile("|".join(opening), re.I), re.compile("|".join(closing), re.I), starts
 
 
 # gpt-oss's harmony format: reasoning in the "analysis" channel, the answer in the "final" one
@@ -310,31 +390,40 @@ CHANNEL = re.compile(r"<\|channel\|>\s*(\w+)[^<]*(?:<\|constrain\|>[^<]*)?<\|mes
 CHANNEL_END = re.compile(r"<\|(?:end|return|call)\|>")
 
 
-def final_text(text: str, think_tags: Sequence[str] = THINK_TAGS) -> str | None:
+def final_text(text: str, think_tags: Sequence[ThinkTag] = THINK_TAGS, think_open: bool = False) -> str | None:
     """The part of a reply that may state its answer: the text after the last closing
-    reasoning tag (all of it when there is none), or None when a reasoning block is left
-    open, as in a reply cut inside its ``<think>`` block. Reasoning tags are written
-    ``<think>…</think>`` (or ``◁think▷…◁/think▷``); a reply in channels (``<|channel|>``)
-    answers only in its last ``final`` channel."""
+    reasoning tag (all of it when there is none), without HTML/XML comments; None when a
+    reasoning block is left open, as in a reply cut inside its ``<think>`` block.
+
+    Reasoning tags are :data:`THINK_TAGS` (``<think>…</think>`` or ``◁think▷…◁/think▷``,
+    ``[THINK]…[/THINK]``, ``<|begin_of_thought|>…<|end_of_thought|>``) or ``think_tags``:
+    names and (opening, closing) pairs. With ``think_open`` the reply starts inside a
+    reasoning block (its chat template put the opening tag in the prompt), so without a
+    closing tag it has no answer. A reply in channels (``<|channel|>``) answers only in
+    its last ``final`` channel."""
     if "<|channel|>" in text:
         finals = [m for m in CHANNEL.finditer(text) if m.group(1).lower() == "final"]
         if not finals:
             return None
         text = CHANNEL_END.split(text[finals[-1].end():], 1)[0]
-    if not think_tags or ("<" not in text and "\u25c1" not in text):
-        return text
-    opening, closing = _think_patterns(tuple(think_tags))
-    last = None
-    for last in closing.finditer(text):
-        pass
-    rest = text if last is None else text[last.end():]
-    return None if opening.search(rest) else rest
+    elif think_tags:
+        opening, closing, starts = _think_patterns(tuple(t if isinstance(t, str) else tuple(t) for t in think_tags))
+        if think_open or any(c in text for c in starts):
+            last = None
+            for last in closing.finditer(text):
+                pass
+            if last is None and think_open:
+                return None
+            text = text if last is None else text[last.end():]
+            if opening.search(text):
+                return None
+    return COMMENT.sub(" ", text) if "<!--" in text else text
 
 
-def answer_tags(text: str, think_tags: Sequence[str] = THINK_TAGS) -> int:
+def answer_tags(text: str, think_tags: Sequence[ThinkTag] = THINK_TAGS, think_open: bool = False) -> int:
     """How many complete ``<answer>…</answer>`` pairs stand outside every reasoning block
     (0 when a reasoning block is left open)."""
-    rest = final_text(text, think_tags) if text else None
+    rest = final_text(text, think_tags, think_open) if text else None
     if not rest:
         return 0
     opens, closes = len(TAG_OPEN.findall(rest)), len(TAG_CLOSE.findall(rest))
@@ -352,28 +441,66 @@ def plain_unicode(text: str) -> str:
     return text.translate(UNICODE_MAP)
 
 
-def extract_answer(text: str | None, kb: str = "kinship", think_tags: Sequence[str] = THINK_TAGS,
-                   query: Sequence[str] | None = None) -> str | None:
+def extract_answer(text: str | None, kb: str = "kinship", think_tags: Sequence[ThinkTag] = THINK_TAGS,
+                   query: Sequence[str] | None = None, think_open: bool = False) -> str | None:
     """The relation word ``text`` gives as its answer, or None when it is unparsable.
 
     See the module docstring for the rules; ``kb`` names the label vocabulary,
     ``think_tags`` the reasoning blocks whose content is never read, and ``query`` the
     (head, tail) names asked about ("how is tail related to head?"), when known: a
     statement naming them the other way round, or naming other people, is no answer.
+    With ``think_open`` the reply starts inside a reasoning block (:func:`final_text`).
     """
     if not text:
         return None
     if not text.isascii():
         text = plain_unicode(text)
     vocab = vocabulary(kb)
-    quick = vocab.lookup(text)
+    quick = None if think_open else vocab.lookup(text)
     if quick is not None:
         return quick
-    rest = final_text(text, think_tags)
+    rest = final_text(text, think_tags, think_open)
     if not rest:
         return None
     names = tuple(query) if query else None
     return (_extract_cached if len(rest) <= CACHED_LENGTH else _extract)(rest, vocab, names)
+
+
+def _tag_contents(text: str, opens: list[re.Match]) -> set[str]:
+    """The distinct contents of the ``<answer>`` tags opened at ``opens`` (each up to its
+    closing tag or the next opening one)."""
+    ends = [m.start() for m in opens[1:]] + [len(text)]
+    out = set()
+    for m, end in zip(opens, ends):
+        close = TAG_CLOSE.search(text, m.end(), end)
+        out.add(text[m.end(): end if close is None else close.start()])
+    return out
+
+
+def _boxed_contents(text: str) -> set[str]:
+    """The distinct contents of every closed ``\\boxed{…}``."""
+    out, rest = set(), text
+    while (box := _boxed(rest)) is not None:
+        out.add(box[0])
+        start = rest.rfind("\\boxed", 0, box[1])
+        rest = rest[:start]
+    return out
+
+
+def _last_correction(text: str, end: int) -> int:
+    """Where the last sentence taking an answer back ("Wait, no.") before ``end`` ends, or 0."""
+    last = 0
+    for m in CORRECTION.finditer(text, 0, end):
+        last = m.end()
+    return last
+
+
+def _differ(contents: set[str], vocab: Vocabulary, query: tuple[str, ...] | None) -> bool:
+    """Whether the answers of several tags or boxes name different relations."""
+    if len(contents) < 2:
+        return False
+    said = {_decide_text(clean_text(c), vocab, query) for c in contents} - {None, OFF}
+    return len(said) > 1
 
 
 def _boxed(text: str) -> tuple[str, int] | None:
@@ -403,6 +530,10 @@ def _latex_space(command: re.Match) -> str:
 
 def _extract(text: str, vocab: Vocabulary, query: tuple[str, ...] | None) -> str | None:
     opens = list(TAG_OPEN.finditer(text))
+    if len(opens) > 1:
+        since = _last_correction(text, opens[-1].start())  # "Wait, no." before the last tag: it decides
+        if _differ(_tag_contents(text, [m for m in opens if m.start() >= since]), vocab, query):
+            return None
     if opens:
         content = text[opens[-1].end():]
         close = TAG_CLOSE.search(content)
@@ -411,6 +542,10 @@ def _extract(text: str, vocab: Vocabulary, query: tuple[str, ...] | None) -> str
         answer = _decide_text(clean_text(content[: close.start()]), vocab, query)
         return _kept(answer, clean_text(content[close.end():]), vocab, query)
     boxed = _boxed(text)
+    if boxed and text.count("\\boxed") > 1:
+        since = _last_correction(text, text.rfind("\\boxed", 0, boxed[1]))
+        if _differ(_boxed_contents(text[since:]), vocab, query):
+            return None
     if boxed:
         answer = _decide_text(clean_text(boxed[0]), vocab, query)
         return _kept(answer, clean_text(text[boxed[1]:]), vocab, query)
@@ -431,9 +566,9 @@ def _extract(text: str, vocab: Vocabulary, query: tuple[str, ...] | None) -> str
 CACHED_LENGTH = 512  # short replies repeat (bare words, sentences); long ones rarely do and would fill memory
 _extract_cached = lru_cache(maxsize=65536)(_extract)
 
-PARENTHESIS = re.compile(r"\([^()]*\)")
+BRACKET = re.compile(r"[()]")
 # a parenthesis that is the answer itself ("Answer: (aunt)") or offers an alternative ("(or possibly mother)")
-READ_PARENTHESIS = re.compile(r"(?:^|(?<=[:\n]))\s*\(([^()]*)\)|\((\s*(?:or|possibly|perhaps|maybe|either)\b[^()]*)\)",
+READ_PARENTHESIS = re.compile(r"(?:^|(?<=[:\n]))[^\S\n]*\(([^()]*)\)|\((\s*(?:or|possibly|perhaps|maybe|either)\b[^()]*)\)",
                               re.I)
 
 
@@ -447,11 +582,24 @@ def clean_text(text: str) -> str:
     if "(" not in text:
         return text
     text = READ_PARENTHESIS.sub(lambda m: " " + (m.group(1) or m.group(2)) + " ", text)
-    while True:
-        stripped = PARENTHESIS.sub(" ", text)
-        if stripped == text:
-            return text
-        text = stripped
+    return _without_parentheses(text)
+
+
+def _without_parentheses(text: str) -> str:
+    """``text`` with every balanced parenthesis, nested ones included, replaced by a space
+    (in one pass; an unbalanced bracket stays)."""
+    closed, opened = [], []
+    for bracket in BRACKET.finditer(text):
+        if bracket.group() == "(":
+            opened.append(bracket.start())
+        elif opened:
+            closed.append((opened.pop(), bracket.end()))
+    out, at = [], 0
+    for start, end in sorted(closed):
+        if start >= at:  # not inside a parenthesis already removed
+            out.append(text[at:start])
+            at = end
+    return " ".join(out + [text[at:]]) if closed else text
 
 
 def _sentences(text: str) -> list[str]:
@@ -460,40 +608,88 @@ def _sentences(text: str) -> list[str]:
 
 def _decide_text(text: str, vocab: Vocabulary, query: tuple[str, ...] | None) -> str | None:
     sentences = _sentences(text)
+    live_next = None  # the first sentence after the one looked at that names a relation
     for i in range(len(sentences) - 1, -1, -1):
-        markers = list(ANSWER_MARKER.finditer(sentences[i]))
-        if not markers and HEADING.match(sentences[i]):
-            markers = [HEADING.match(sentences[i])]
+        sentence = sentences[i]
+        markers = list(ANSWER_MARKER.finditer(sentence))
+        if not markers and HEADING.match(sentence):
+            markers = [HEADING.match(sentence)]
         for marker in reversed(markers):
-            tail = [sentences[i][marker.end():], *sentences[i + 1:]]
-            at = next((j for j, s in enumerate(tail) if _live(s, vocab)), None)
-            if at is not None:
-                answer = _answer(tail[at], vocab, query)[0]
-                return _kept(None if answer == OFF else answer, tail[at + 1:], vocab, query)
-    opening = OPENING.match(text)
-    if opening and len(opening.group(1).split()) <= 3 and not ALTERNATIVE.match(text, opening.end()):
-        word = vocab.lookup(opening.group(1))
+            if _live_after(sentence, marker.end(), vocab):
+                part, after = sentence[marker.end():], sentences[i + 1:]
+            elif live_next is not None:
+                part, after = sentences[live_next], sentences[live_next + 1:]
+            else:
+                continue
+            answer = None if part.rstrip().endswith("?") else _answer(part, vocab, query)[0]
+            return _kept(None if answer == OFF else answer, after, vocab, query)
+        if _live(sentence, vocab):
+            live_next = i
+    opening = _opening(text)
+    if opening and len(opening[0].split()) <= 3 and not ALTERNATIVE.match(text, opening[2]):
+        word = vocab.lookup(opening[0])
         if word is not None:
-            beside = vocab.pattern.match(text, LISTED.match(text, opening.end(1)).end())
+            beside = vocab.pattern.match(text, LISTED.match(text, opening[1]).end())
             if beside and vocab.canon[_squash(beside.group("word"))] != word:
                 return None
-            return _kept(word, _sentences(text[opening.end():]), vocab, query)
+            return _kept(word, _sentences(text[opening[2]:]), vocab, query)
+    return _decide_statements(sentences, vocab, query)
+
+
+def _decide_statements(sentences: list[str], vocab: Vocabulary, query: tuple[str, ...] | None) -> str | None:
+    """The answer of a reply without an explicit marker or opening word: its last stated
+    relation (rule 3 of the module docstring). Sentences are read from the end and only as
+    far as the decision needs, except tentative ones, which are all compared."""
+    live = [i for i, s in enumerate(sentences) if _live(s, vocab)]
+    readings: dict[int, tuple[str | None, bool]] = {}
+
+    def read(i: int) -> tuple[str | None, bool]:
+        if i not in readings:
+            readings[i] = _answer(sentences[i], vocab, query)
+        return readings[i]
+
     explained = next((i for i, s in enumerate(sentences) if REASON_START.match(s)), len(sentences))
-    readings = [(i, s, *_answer(s, vocab, query)) for i, s in enumerate(sentences) if _live(s, vocab)]
-    first = [r for r in readings if r[0] < explained]  # before "Here's why:" or "Explanation:"
-    if len(first) < len(readings) and any(a not in (None, OFF) and stated for _, _, a, stated in first):
-        readings = first
-    if len({a for _, s, a, _ in readings if TENTATIVE.search(s)} - {None, OFF}) > 1:
+    if live and live[-1] >= explained:  # a statement before "Here's why:" or "Explanation:" decides
+        first = [i for i in live if i < explained]
+        if any(read(i)[0] not in (None, OFF) and read(i)[1] for i in reversed(first)):
+            live = first
+    offered: set[str] = set()
+    for i in live:
+        if TENTATIVE.search(sentences[i]) and read(i)[0] not in (None, OFF):
+            offered.add(read(i)[0])
+            if len(offered) > 1:  # several relations offered as possibilities
+                return None
+    pick = last = None
+    for i in reversed(live):  # a relation only mentioned ("her niece Chloe") is no answer when one is stated
+        answer, stated = read(i)
+        if answer == OFF or not stated:
+            continue
+        last = i if last is None else last
+        if not REASON_START.match(sentences[i]):
+            pick = i
+            break
+    if last is None:
+        mentioned = [i for i in live if read(i)[0] != OFF]
+        if not mentioned or len({read(i)[0] for i in mentioned} - {None}) > 1:  # a list, none stated
+            return None
+        last = mentioned[-1]
+        pick = next((i for i in reversed(mentioned) if not REASON_START.match(sentences[i])), None)
+    decisive = sentences[last if pick is None else pick]
+    answer = read(last if pick is None else pick)[0]
+    return None if ALTERNATIVE_START.match(decisive) or decisive.rstrip().endswith("?") else answer
+
+
+def _opening(text: str) -> tuple[str, int, int] | None:
+    """The words opening ``text`` up to its first punctuation mark or dash between spaces,
+    where they end and where the mark ends; None when a question mark comes first."""
+    start = len(text) - len(text.lstrip())
+    stop = OPENING_STOP.search(text, start)
+    if stop is not None and stop.group() == "?":
         return None
-    candidates = [r for r in readings if r[2] != OFF]
-    if any(r[3] for r in candidates):  # a relation only mentioned ("her niece Chloe") is no answer
-        candidates = [r for r in candidates if r[3]]
-    elif len({r[2] for r in candidates} - {None}) > 1:  # a list of relations, none stated ("- aunt\n- mother")
+    words = text[start: len(text) if stop is None else stop.start()].rstrip()
+    if not words:
         return None
-    if not candidates:
-        return None
-    _, decisive, answer, _ = next((r for r in reversed(candidates) if not REASON_START.match(r[1])), candidates[-1])
-    return None if ALTERNATIVE_START.match(decisive) else answer
+    return words, start + len(words), len(text) if stop is None else stop.end()
 
 
 def _kept(answer: str | None, after: str | list[str], vocab: Vocabulary, query: tuple[str, ...] | None) -> str | None:
@@ -501,7 +697,8 @@ def _kept(answer: str | None, after: str | list[str], vocab: Vocabulary, query: 
     if answer is None or not after:
         return answer
     sentences = _sentences(after) if isinstance(after, str) else after
-    start = next((j for j, s in enumerate(sentences) if CORRECTION.search(s)), None)
+    start = next((j for j, s in enumerate(sentences)
+                  if CORRECTION.search(s) or ALTERNATIVE_START.match(s) or TENTATIVE.search(s)), None)
     if start is None:
         return answer
     for s in sentences[start:]:
@@ -516,7 +713,7 @@ def _same_name(said: str, name: str) -> bool:
     return said == name or said in name.split()
 
 
-WINDOW = 160  # how far before a relation word its copula, negation or relative pronoun is looked for
+WINDOW = 96  # how far before a relation word the claim naming its people is looked for
 
 
 def before(text: str, end: int, width: int = WINDOW) -> str:
@@ -529,10 +726,71 @@ def before(text: str, end: int, width: int = WINDOW) -> str:
     return text[space + 1 if space >= 0 else start: end]
 
 
+NEGATION_WINDOW = 64  # "instead of" and two words
+NEGATION_WORDS = ("no", "n't", "never", "neither", "rather", "instead")  # one of them stands in every negation
+NEGATION_TRIGGER = re.compile("|".join(re.escape(w) for w in NEGATION_WORDS), re.I)
+
+
+def negated(text: str, end: int, start: int = 0) -> bool:
+    """Whether the relation word at ``end`` of ``text`` is negated ("not his sister"),
+    reading no further back than ``start``."""
+    window = before(text, end, NEGATION_WINDOW)
+    if end - len(window) < start:
+        window = text[start:end]
+    low = window.lower()
+    return any(word in low for word in NEGATION_WORDS) and NEGATION.search(window) is not None
+
+
 @lru_cache(maxsize=4096)
+def _mentions(text: str, vocab: Vocabulary) -> tuple[tuple[Mention, ...], tuple[Mention, ...], tuple[bool, ...]]:
+    """The mentions of ``text``, those not negated, and for each mention whether it or a
+    later one is not negated."""
+    mentions = vocab.mentions(text)
+    if len(mentions) > 8:  # where a negation may stand, found once: most mentions have none in reach
+        near = [m.end() for m in NEGATION_TRIGGER.finditer(text)]
+        live = [m for m in mentions
+                if bisect_left(near, m.start - NEGATION_WINDOW) == bisect_left(near, m.start + 1)
+                or not negated(text, m.start)]
+    else:
+        live = [m for m in mentions if not negated(text, m.start)]
+    later, flags, at = False, [], len(live) - 1
+    for m in reversed(mentions):
+        if at >= 0 and live[at] is m:
+            later, at = True, at - 1
+        flags.append(later)
+    return tuple(mentions), tuple(live), tuple(reversed(flags))
+
+
 def _live(text: str, vocab: Vocabulary) -> tuple[Mention, ...]:
     """The mentions of ``text`` that are not negated."""
-    return tuple(m for m in vocab.mentions(text) if not NEGATION.search(before(text, m.start)))
+    return _mentions(text, vocab)[1]
+
+
+def _live_after(text: str, start: int, vocab: Vocabulary) -> bool:
+    """Whether ``text[start:]`` names a relation that is not negated, without slicing or
+    scanning ``text`` again (a run-on reply has thousands of conclusion markers)."""
+    mentions, _, live_from = _mentions(text, vocab)
+    j = bisect_left(mentions, start, key=lambda m: m.start)
+    while j < len(mentions) and mentions[j].start < start + NEGATION_WINDOW + 1:
+        if not negated(text, mentions[j].start, start):
+            return True
+        j += 1
+    return j < len(mentions) and live_from[j]
+
+
+NEGATED_AFTER = re.compile(r"[\s,*_\u2013\u2014-]*(?:not|never)\W*$", re.I)
+MAX_MENTIONS = 64  # more relation words than this in one statement: no answer
+COPULA_WINDOW = 96
+COPULA_WORDS = ("is", "are", "was", "were", "be", "am", "becomes", "remains", "'s", "'re")
+
+
+def _stated(segment: str, end: int) -> bool:
+    """Whether the relation word at ``end`` is stated with a copula ("is Howard's wife"),
+    outside a relative clause ("Paul, who is Tom's uncle")."""
+    window = before(segment, end, COPULA_WINDOW)
+    low = window.lower()
+    return (any(word in low for word in COPULA_WORDS) and COPULA.search(window) is not None
+            and not RELATIVE.search(window))
 
 
 def _answer(segment: str, vocab: Vocabulary, query: tuple[str, ...] | None) -> tuple[str | None, bool]:
@@ -542,14 +800,22 @@ def _answer(segment: str, vocab: Vocabulary, query: tuple[str, ...] | None) -> t
     if HEDGE.search(segment):
         return None, True
     concluded = False
-    for marker in reversed(list(CONCLUSION.finditer(segment))):
-        if _live(segment[marker.end():], vocab):
-            segment, concluded = segment[marker.end():], True
-            break
-    reason = next((r for r in REASON.finditer(segment) if r.start() > 0 and _live(segment[: r.start()], vocab)), None)
-    if reason is not None:
-        segment = segment[: reason.start()]
-    mentions = _live(segment, vocab)
+    mentions = _mentions(segment, vocab)[0]
+    if mentions:  # the last conclusion marker with a relation after it
+        markers = list(CONCLUSION.finditer(segment, 0, mentions[-1].start))
+        for marker in reversed(markers):
+            if _live_after(segment, marker.end(), vocab):
+                segment, concluded = segment[marker.end():], True
+                break
+    live = _live(segment, vocab)
+    if live:
+        reason = next((r for r in REASON.finditer(segment, live[0].end) if r.start() > 0), None)
+        if reason is not None:
+            segment = segment[: reason.start()]
+            live = tuple(m for m in live if m.end <= reason.start())
+    mentions = live
+    if len(mentions) > MAX_MENTIONS:  # a run-on part listing dozens of relations (a repetition loop)
+        return None, True
     off = set()
     if query:
         for j, m in enumerate(mentions):
@@ -562,8 +828,7 @@ def _answer(segment: str, vocab: Vocabulary, query: tuple[str, ...] | None) -> t
     chained = {j for j in range(1, len(mentions))
                if CHAINED.match(segment[mentions[j - 1].end: mentions[j].start])}
     links = {j - 1 for j in chained} | {j for j, m in enumerate(mentions) if POSSESSIVE.match(segment, m.end)}
-    stated = [j for j, m in enumerate(mentions) if j not in links and j not in off
-              and COPULA.search(before(segment, m.start)) and not RELATIVE.search(before(segment, m.start))]
+    stated = [j for j, m in enumerate(mentions) if j not in links and j not in off and _stated(segment, m.start)]
     if stated:
         pick = stated[-1]
         joint = None  # the last conjunction before the pick: a different relation stated before it is joined to it
@@ -580,6 +845,8 @@ def _answer(segment: str, vocab: Vocabulary, query: tuple[str, ...] | None) -> t
     if pick in chained:
         return None, True
     chosen = mentions[pick]
+    if NEGATED_AFTER.match(segment, chosen.end):  # "aunt NOT"
+        return None, True
     for j in range(pick + 1, len(mentions)):
         between = segment[mentions[j - 1].end: mentions[j].start]
         if j == pick + 1 and OF_PHRASE.match(between):

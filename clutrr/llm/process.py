@@ -5,27 +5,35 @@ R of Y", "Y's R is X") in the completion (reasoning blocks included) and in a se
 reasoning text, and judges each against the closure of the story's facts under the KB:
 
 - ``true``: the KB derives R for the pair from the story's facts (and R fits X's gender);
+- ``restated``: true, but X and Y are adjacent in the story (a fact copied, or its inverse);
 - ``false``: it does not (a wrong relation, a wrong gender, a word outside the KB);
 - ``stranger``: X or Y is not a person of the story.
 
-Names match the story's in any case ("JUNE" is June); "X, who is Y's R" is a claim about X.
+Names match the story's in any case ("JUNE" is June, "june" too); "X, who is Y's R" is a
+claim about X; a hedged claim ("X might be Y's R") is judged like a plain one.
 
-The result gives the distinct claims (a claim repeated, in any case, counts once), their
-precision (true claims over all claims), whether the
-true claims other than the conclusion about the query pair itself link the two query
-people through the story's people, the first claim that is not true, and a score
-in [0, 1]: the mean of the precision and the connection (0 without claims).
+The result gives the distinct claims (a claim repeated, in any case, counts once, and so
+does a true claim and its inverse, "X is Y's aunt" and "Y is X's niece"), their precision
+(true claims over the claims that are not restated facts), whether the true and restated
+claims other than the conclusion about the query pair itself link the two query people
+through the story's people, the first claim that is neither true nor restated, and a
+score in [0, 1]: the mean of the precision and the connection, halved when any claim is
+false or about a stranger (so a false claim keeps the score below that of the same
+reply without it, whatever is added), and 0 without a derived claim (restating the
+story earns nothing).
 """
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 
 from clutrr.core.entailment import story_closure
 from clutrr.core.kb import GENDERS, load_kb
-from clutrr.llm.extract import NEGATION, ClaimReader, before, clean_text, final_text, plain_unicode, vocabulary
+from clutrr.llm.extract import ClaimReader, before, clean_text, final_text, negated, plain_unicode, vocabulary
 
-COPULA = r"(?:is|was|(?:must|would|will|should)\s+be)(?:\s+(?:also|therefore|thus|then|indeed|actually|clearly))?"
+COPULA = (r"(?:is|was|(?:must|would|will|should|could|might|may)\s+be|(?:appears|seems)\s+to\s+be)"
+          r"(?:\s+(?:also|therefore|thus|then|indeed|actually|clearly|probably|perhaps|possibly))?")
 CLAIMS = ClaimReader(COPULA)
 CHAINED = re.compile(r"^(?:'s|s'|')")
 SENTENCE_END = re.compile(r"[.!?](?:\s|$)|\n")
@@ -38,7 +46,7 @@ class Claim:
     person: str
     owner: str
     relation: str
-    verdict: str  # "true", "false" or "stranger"
+    verdict: str  # "true", "restated", "false" or "stranger"
 
 
 @dataclass
@@ -46,16 +54,18 @@ class ProcessResult:
     """The judged claims of a reasoning and what they add up to."""
 
     claims: list[Claim] = field(default_factory=list)
-    precision: float | None = None  # true claims / claims; None without claims
+    precision: float | None = None  # true claims / claims not restated; None without such claims
     connected: bool = False  # the true claims link the query's two people
-    first_false: Claim | None = None  # the first claim that is not true
+    first_false: Claim | None = None  # the first claim that is false or about a stranger
 
     @property
     def score(self) -> float:
-        """The mean of the precision and the connection; 0 without claims."""
-        if not self.claims:
+        """The mean of the precision and the connection, halved after a false claim; 0
+        without a derived claim."""
+        if self.precision is None:
             return 0.0
-        return ((self.precision or 0.0) + float(self.connected)) / 2
+        value = (self.precision + float(self.connected)) / 2
+        return value / 2 if self.first_false else value
 
     def to_dict(self) -> dict:
         """Plain JSON data."""
@@ -64,16 +74,17 @@ class ProcessResult:
                 "score": self.score}
 
 
-def find_claims(text: str, kb: str = "kinship") -> list[tuple[str, str, str]]:
+def find_claims(text: str, kb: str = "kinship", names: Sequence[str] = ()) -> list[tuple[str, str, str]]:
     """Every (person, owner, relation word) that ``text`` states, in order; negated and
-    chained mentions ("not his sister", "Tom's wife's mother") are left out."""
+    chained mentions ("not his sister", "Tom's wife's mother") are left out. ``names`` (the
+    story's people) are read in lower case too."""
     text = clean_text(text if text.isascii() else plain_unicode(text))
     out = []
     for m in vocabulary(kb).mentions(text):
-        pre, post = text[max(0, m.start - 160): m.start], text[m.end: m.end + 80]
-        if CHAINED.match(post) or NEGATION.search(before(pre, len(pre))):
+        pre, post = before(text, m.start), text[m.end: m.end + 80]
+        if CHAINED.match(post) or negated(text, m.start):
             continue
-        claim = CLAIMS.pair(pre, post)
+        claim = CLAIMS.pair(pre, post, names)
         if claim:
             out.append((claim[0], claim[1], m.word))
     return out
@@ -95,12 +106,13 @@ def process_reward(completion: str | None, entry: dict, reasoning: str | None = 
     reasoning text) against the story of ``entry`` (an item: its ``metadata`` holds
     ``people``, ``facts`` and ``query_edge``). See the module docstring."""
     text = "\n".join(t for t in (reasoning, completion) if t)
-    found = find_claims(text, kb) if text else []
+    meta = entry["metadata"]
+    people = meta["people"]
+    found = find_claims(text, kb, [p["name"] for p in people]) if text else []
     if not found:
         return ProcessResult()
     base = load_kb(kb)
-    meta = entry["metadata"]
-    people = meta["people"]
+    adjacent = {frozenset((f["head"], f["tail"])) for f in meta["facts"]}
     index: dict[str, int] = {}
     for i, p in enumerate(people):
         index.setdefault(p["name"].casefold(), i)
@@ -113,12 +125,13 @@ def process_reward(completion: str | None, entry: dict, reasoning: str | None = 
             i = parent[i]
         return i
 
-    seen: set[tuple[str, str, str]] = set()
+    seen: set[tuple] = set()
     for person, owner, word in found:
         key = (person.casefold(), owner.casefold(), word)
         if key in seen:  # a claim repeated counts once: repeating true claims cannot raise the precision
             continue
         seen.add(key)
+        pair = frozenset((person.casefold(), owner.casefold()))
         if person.casefold() not in index or owner.casefold() not in index:
             verdict = "stranger"
         elif word not in base.word_index or person.casefold() == owner.casefold():
@@ -127,14 +140,19 @@ def process_reward(completion: str | None, entry: dict, reasoning: str | None = 
             pred, gender = base.word_index[word]
             x, y = index[person.casefold()], index[owner.casefold()]
             right = closure.get((y, x), 0) >> pred & 1 and GENDERS[gender] == people[x]["gender"]
-            verdict = "true" if right else "false"
+            verdict = ("restated" if frozenset((x, y)) in adjacent else "true") if right else "false"
+            if right and pair in seen:  # the inverse of a true claim already made
+                continue
+            if right:
+                seen.add(pair)
             if right and {x, y} != set(meta["query_edge"]):  # the conclusion itself is no step
                 parent[root(x)] = root(y)
         claims.append(Claim(person, owner, word, verdict))
     head, tail = meta["query_edge"]
-    true = sum(c.verdict == "true" for c in claims)
-    return ProcessResult(claims, true / len(claims), root(head) == root(tail),
-                         next((c for c in claims if c.verdict != "true"), None))
+    judged = [c for c in claims if c.verdict != "restated"]
+    true = sum(c.verdict == "true" for c in judged)
+    return ProcessResult(claims, true / len(judged) if judged else None, root(head) == root(tail),
+                         next((c for c in judged if c.verdict != "true"), None))
 
 
 def has_reasoning(reply: str | None, reasoning: str | None = None) -> bool:

@@ -146,3 +146,37 @@ def select_shots(pool: Sequence[dict], n: int, seed: int = 0) -> list[dict]:
             answers.add(pool[i]["answer"])
     picked += [i for i in order if i not in picked][: n - len(picked)]
     return [pool[i] for i in picked]
+
+
+# Questions of the other forms (--question; docs/questions.md): what the answer is, per form.
+FORM_ANSWERS = {
+    "person": ("The answer is one person's name from the story.", "Anna", "Answer with one name."),
+    "people": ("The answer is the names of everyone in the story who holds that relation, separated by commas.",
+               "Anna, Ben", "Answer with the names, separated by commas."),
+    "count": ("The answer is a number.", "2", "Answer with a number."),
+    "yesno": ("The answer is yes or no.", "yes", "Answer yes or no."),
+}
+FORM_SYSTEM = ("You answer questions about family relationships described in a short story. {what} "
+               "Think step by step if it helps, then give the answer inside <answer></answer>, "
+               "for example <answer>{example}</answer>.")
+
+
+def form_question_text(story: str, question: str) -> str:
+    """The story (brackets removed) and a question of another form than relation."""
+    return f"{strip_brackets(story)}\n{question}"
+
+
+def build_form_messages(item: dict, style: str = "tagged", kb: str = "kinship") -> Messages:
+    """The chat messages asking the question of ``item`` (an item with a ``form``, see
+    :mod:`clutrr.eval.forms`), zero-shot: ``tagged`` names the kind of answer and asks for it
+    inside ``<answer></answer>``; ``plain`` asks in one user message with a request line. A
+    ``relation`` question is asked as :func:`build_messages` asks it."""
+    if style not in STYLES:
+        raise ValueError(f"unknown prompt style {style!r} (choose from {', '.join(STYLES)})")
+    if item["form"] == "relation":
+        return build_messages(item, (), style, kb)
+    what, example, request = FORM_ANSWERS[item["form"]]
+    if style == "plain":
+        return [{"role": "user", "content": f"{item['question']}\n{request}"}]
+    return [{"role": "system", "content": FORM_SYSTEM.format(what=what, example=example)},
+            {"role": "user", "content": item["question"]}]

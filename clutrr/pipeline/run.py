@@ -413,5 +413,7 @@ def template_split(spec: DatasetSpec) -> dict:
 
 def _spec_dict(spec: DatasetSpec) -> dict:
     d = asdict(spec)
+    if spec.config.question == "relation":  # a default run's config.json keeps the bytes it had before --question
+        del d["config"]["question"]
     d["train_k"], d["test_k"], d["test_noise"] = list(spec.train_k), list(spec.test_k), list(spec.test_noise)
     return d

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from clutrr.story.generator import GenerationError, GeneratorConfig, banks, make_example, pattern_heldout
 from clutrr.story.long_context import context_counts
 from clutrr.core.kb import load_kb
-from clutrr.io.csv_format import csv_columns, csv_line, row_fields
+from clutrr.io.csv_format import csv_line, row_fields
 from clutrr.io.rows import Task, TaskResult, json_line, story_hash
 from clutrr.io.shards import LogicalFile
 from clutrr.render.measures import TextTally
@@ -58,9 +58,9 @@ def prepare(ctx: TaskContext) -> None:
     banks(ctx.config, ctx.seed)
 
 
-def columns(ctx: TaskContext) -> tuple[str, ...]:
-    """The CSV columns of the run's files (a kinship system's add its own)."""
-    return csv_columns(bool(load_kb(ctx.config.kb).system))
+def kinship(ctx: TaskContext) -> bool:
+    """Whether the run's stories speak a kinship system's terms (their files add its columns)."""
+    return bool(load_kb(ctx.config.kb).system)
 
 
 def run_task(ctx: TaskContext, task: Task) -> TaskResult:
@@ -81,8 +81,10 @@ def run_task(ctx: TaskContext, task: Task) -> TaskResult:
         except GenerationError:
             raise RowFailure(k, noise, split) from None
         if csv:
-            extra = (ex.row.kin_type, repr(ex.row.glossary)) if ex.kb.system else ()
-            out.csv.append(csv_line([pos, *row_fields(ex.row), *extra]).encode())
+            cells = row_fields(ex.row) if ex.question is None else [*row_fields(ex.row), *ex.question_cells]
+            if ex.kb.system:
+                cells = [*cells, ex.row.kin_type, repr(ex.row.glossary)]
+            out.csv.append(csv_line([pos, *cells]).encode())
         if jsonl:
             out.jsonl.append(json_line(ex.record))
         if parquet:

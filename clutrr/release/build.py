@@ -14,13 +14,11 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-import pyarrow.parquet as pq
-
 from clutrr.errors import UsageError
 from clutrr.io.csv_format import csv_line
-from clutrr.io.formats import open_shard
 from clutrr.io.rows import TaskResult
 from clutrr.io.store import open_store
+from clutrr.io.v1_view import ViewShard, chain_edge_types, view_record
 from clutrr.pipeline.run import write_dataset
 from clutrr.pipeline.spec import DatasetSpec, RunOptions
 from clutrr.release.configs import Part, ReleaseConfig, scaled
@@ -57,6 +55,14 @@ class SplitFile:
     rows: int
 
 
+def require_pyarrow() -> None:
+    """UsageError naming the extra when pyarrow is missing: a release writes and reads Parquet."""
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        raise UsageError("clutrr release writes Parquet and needs pyarrow: pip install 'clutrr[parquet]'") from None
+
+
 def config_seed(seed: int, name: str) -> int:
     """The generation seed of configuration ``name`` in a release of ``seed``: configurations
     share no stories, and each keeps its seed whichever others are built."""
@@ -79,7 +85,8 @@ def part_rows(config: ReleaseConfig, part: Part, scale: float) -> tuple[int, int
 def part_spec(config: ReleaseConfig, part: Part, seed: int, scale: float) -> DatasetSpec:
     """The pipeline's dataset spec of one part."""
     per_k, _, test = part_rows(config, part, scale)
-    generator = GeneratorConfig(query=part.query, context_words=part.context_words, depth=part.depth)
+    generator = GeneratorConfig(query=part.query, context_words=part.context_words, depth=part.depth,
+                                relations=part.relations)
     return DatasetSpec(train_k=part.train_k, test_k=part.test_k, noise=part.noise, test_noise=part.test_noise,
                        train_rows=max(per_k, 1), test_rows=test, seed=config_seed(seed, config.name), config=generator)
 
@@ -100,6 +107,8 @@ def generate_command(config: ReleaseConfig, part: Part, seed: int, scale: float)
         words.append(f"--query {part.query}")
     if part.context_words:
         words.append(f"--context-words {part.context_words} --depth {part.depth}")
+    if part.relations != "all":
+        words.append(f"--relations {part.relations}")
     return " ".join(words + ["--format csv,parquet"])
 
 
@@ -122,50 +131,69 @@ def build_config(config: ReleaseConfig, folder: Path, options: BuildOptions, scr
         out = scratch / f"{config.name}-{i}"
         write_dataset(spec, out, formats=FORMATS, run=run, args={"release": config.name, "part": i})
         _, valid, _ = part_rows(config, part, options.scale)
-        for stem, split, _, ks in spec.files():
+        for stem, split, _, _ in spec.files():
             name = tagged(stem, part.tag)
+            header, rows = read_generated(out, stem)
             if split == "train":
-                files += cut_validation(out, stem, folder, name, valid, spec.seed)
+                chosen = validation_rows([cells[1] for cells, _ in rows], valid, spec.seed)
+                groups = [(name, "train", [r for n, r in enumerate(rows) if n not in chosen]),
+                          (name.rpartition("_")[0] + "_validation", "validation",
+                           [r for n, r in enumerate(rows) if n in chosen])]
             else:
-                for fmt in FORMATS:
-                    shutil.copyfile(out / f"{stem}.{fmt}", folder / f"{name}.{fmt}")
-                files.append(SplitFile(name, "test", spec.test_rows * len(ks)))
+                groups = [(name, "test", rows)]
+            for out_name, out_split, picked in groups:
+                if picked:
+                    write_files(folder, out_name, header, picked, config.edge_types)
+                    files.append(SplitFile(out_name, out_split, len(picked)))
         shutil.rmtree(out)
     order = {"train": 0, "validation": 1, "test": 2}
     return sorted(files, key=lambda f: order[f.split])
+
+
+def read_generated(source: Path, stem: str) -> tuple[list[str], list[tuple[list[str], dict]]]:
+    """The CSV header and each row of the generated file ``source/stem`` as (CSV cells, Parquet record)."""
+    import pyarrow.parquet as pq
+
+    with open(source / f"{stem}.csv", newline="", encoding="utf-8") as fh:
+        reader = csv.reader(fh)
+        header = next(reader)
+        rows = list(reader)
+    records = pq.read_table(source / f"{stem}.parquet").to_pylist()
+    if [r["id"] for r in records] != [r[1] for r in rows]:
+        raise AssertionError(f"{source / stem}: the CSV and Parquet files disagree on their rows")
+    return header, list(zip(rows, records))
 
 
 def _story_key(seed: int, story_id: str) -> bytes:
     return hashlib.blake2b(f"validation\x1f{seed}\x1f{story_id}".encode(), digest_size=16).digest()
 
 
-def cut_validation(source: Path, stem: str, target: Path, name: str, valid: int, seed: int) -> list[SplitFile]:
-    """Split the training file ``source/stem`` (.csv and .parquet) into ``target/name`` (train) and a
-    validation file: the ``valid`` stories of smallest seeded hash of their id, in file order.
+def validation_rows(ids: list[str], valid: int, seed: int) -> set[int]:
+    """The positions of a training file's rows cut out for validation: the ``valid`` stories of
+    smallest seeded hash of their id (kept in file order when written).
 
     Rows keep their fields: ``split``/``task_split`` name the generator's split (the templates and
     patterns a row may use), which for validation rows is ``train``, so tools that tell training
     files from test files by their rows (``clutrr eval``, ``clutrr audit``) never take the
     validation file for a test file.
     """
-    with open(source / f"{stem}.csv", newline="", encoding="utf-8") as fh:
-        reader = csv.reader(fh)
-        header = next(reader)
-        rows = list(reader)
-    ids = [r[1] for r in rows]
-    chosen = set(sorted(range(len(rows)), key=lambda i: _story_key(seed, ids[i]))[:valid])
-    records = pq.read_table(source / f"{stem}.parquet").to_pylist()
-    if [r["id"] for r in records] != ids:
-        raise AssertionError(f"{source / stem}: the CSV and Parquet files disagree on their rows")
-    out = []
-    for out_name, keep in ((name, False), (name.rpartition("_")[0] + "_validation", True)):
-        picked = [i for i in range(len(rows)) if (i in chosen) == keep]
-        if not picked:
-            continue
-        lines = [csv_line(header), *(csv_line([str(n), *rows[i][1:]]) for n, i in enumerate(picked))]
-        (target / f"{out_name}.csv").write_bytes("".join(lines).encode())
-        writer = open_shard(open_store(target), f"{out_name}.parquet", "parquet")
-        writer.write(TaskResult(None, records=[records[i] for i in picked]))
-        writer.close()
-        out.append(SplitFile(out_name, "validation" if keep else "train", len(picked)))
-    return out
+    return set(sorted(range(len(ids)), key=lambda i: _story_key(seed, ids[i]))[:valid])
+
+
+def write_files(folder: Path, name: str, header: list[str], rows: list[tuple[list[str], dict]],
+                edge_types: str) -> None:
+    """Write ``name``.csv (rows renumbered from 0) and ``name``.parquet (the v1-compatible view).
+    With ``edge_types`` ``chain`` the CSV's and the view's ``edge_types`` type the chain's facts alone."""
+    at = header.index("edge_types")
+    lines = [csv_line(header)]
+    records = []
+    for n, (cells, record) in enumerate(rows):
+        cells = [str(n), *cells[1:]]
+        if edge_types == "chain":
+            cells[at] = repr(chain_edge_types(record))
+        lines.append(csv_line(cells))
+        records.append(view_record(record, dict(zip(header[1:], cells[1:]))))
+    (folder / f"{name}.csv").write_bytes("".join(lines).encode())
+    writer = ViewShard(open_store(folder), f"{name}.parquet")
+    writer.write(TaskResult(None, records=records))
+    writer.close()

@@ -10,12 +10,17 @@ import json
 from pathlib import Path
 
 from clutrr import __version__
-from clutrr.io.schema import Type, record_fields
+from clutrr.io.schema import Type
+from clutrr.io.v1_view import view_fields
 from clutrr.release.build import BuildOptions, SplitFile, config_seed, generate_command
+from clutrr.release.columns import field_table, v1_table
+from clutrr.release.compare import comparability_section
 from clutrr.release.configs import ReleaseConfig
 from clutrr.release.reference import reference_tables
+from clutrr.render.templates import TEST_SHARE
+from clutrr.story.generator import GeneratorConfig
 
-DTYPES = {"str": "string", "int": "int64", "bool": "bool"}
+DTYPES = {"str": "string", "int": "int64", "int32": "int32", "bool": "bool"}
 
 
 def _q(text: str) -> str:
@@ -68,7 +73,7 @@ def yaml_header(built: list[tuple[ReleaseConfig, list[SplitFile]]], figures: dic
     lines.append("dataset_info:")
     for config, files in built:
         lines += [f"- config_name: {_q(config.name)}", "  features:",
-                  *yaml_features(record_fields(has_context(config)), 2), "  splits:"]
+                  *yaml_features(view_fields(has_context(config)), 2), "  splits:"]
         for split in ("train", "validation", "test"):
             rows = figures[config.name]["rows"][split]
             if rows:
@@ -106,11 +111,27 @@ def configs_table(built: list[tuple[ReleaseConfig, list[SplitFile]]], figures: d
     return out
 
 
+def _holdout() -> str:
+    shares = ", ".join(f"{100 * share:.0f}%" for share in TEST_SHARE.values())
+    sizes = "/".join(str(n) for n in TEST_SHARE)
+    return (f"{shares} of the templates of {sizes}-fact clauses (so test stories are told in sentences no training "
+            f"story uses), {100 * GeneratorConfig().holdout:.0f}% of the relation patterns of k > 2, and every "
+            "length not trained on")
+
+
+def _code(source: dict) -> str:
+    if not source.get("commit"):
+        return f"clutrr {__version__} (installed, not a git checkout: no commit recorded)"
+    state = "a clean checkout" if source.get("tree_clean") else "a checkout with uncommitted changes"
+    tag = f", tag `{source['tag']}`" if source.get("tag") else ""
+    return f"clutrr {__version__} at commit `{source['commit']}`{tag} ({state})"
+
+
 def how_made(built: list[tuple[ReleaseConfig, list[SplitFile]]], options: BuildOptions, command: str,
-             writer: str) -> list[str]:
-    """The command, version, seed and each configuration's generation commands."""
+             writer: str, source: dict) -> list[str]:
+    """The command, version, commit, seed and each configuration's generation commands."""
     out = ["## How it was made", "",
-           f"Built by clutrr {__version__} with one command (no other input: the generator, its KB "
+           f"Built by {_code(source)} with one command (no other input: the generator, its KB "
            "`kb_rules/kinship.yaml` and its template bank `paraphrases/` ship with the package):", "",
            "```sh", command, "```", "",
            f"Seed {options.seed}, scale {options.scale:g}. Each configuration is generated with a seed of its own "
@@ -118,14 +139,17 @@ def how_made(built: list[tuple[ReleaseConfig, list[SplitFile]]], options: BuildO
            "output of the `clutrr generate` commands below, after which the training file is cut into train and "
            "validation by story: the validation rows are those whose id has the smallest seeded hash, in file "
            "order. A row's `split` field (`task_split` in CSV) names the generator's split whose templates and "
-           "patterns it uses, so validation rows say `train`. Test files hold out what `clutrr generate` holds out: "
-           "20% of each clause's templates, 10% of the relation patterns of k > 2, and every length not trained on.",
+           f"patterns it uses, so validation rows say `train`. Test files hold out what `clutrr generate` holds out: "
+           f"{_holdout()}. In configurations marked *chain types* the files' `edge_types` then keep the chain's "
+           "facts alone.",
            "", "| configuration | seed | commands |", "|---|---|---|"]
     for config, _ in built:
         cmds = "<br>".join(f"`{generate_command(config, p, options.seed, options.scale)}`" for p in config.parts)
-        out.append(f"| `{config.name}` | {config_seed(options.seed, config.name)} | {cmds} |")
-    out += ["", f"Parquet files are written by {writer} (zstd, row groups of 10,000 rows); CSV files have the "
-            "original CLUTRR columns and a leading index column, as `clutrr generate` writes them.", ""]
+        chain = " (*chain types*)" if config.edge_types == "chain" else ""
+        out.append(f"| `{config.name}`{chain} | {config_seed(options.seed, config.name)} | {cmds} |")
+    out += ["", f"Parquet files are written by {writer} (zstd, row groups of 10,000 rows) and hold the columns of "
+            "HuggingFace `CLUTRR/v1` followed by the generator's record (below); CSV files have the original CLUTRR "
+            "columns and a leading index column, as `clutrr generate` writes them.", ""]
     return out
 
 
@@ -183,8 +207,8 @@ DIFFERENCES = """## What differs from the original release, and why
   model.
 - **Our own text.** Stories are rendered from the template bank written for this project (`paraphrases/`), not
   from the crowd-sourced templates of the original; test stories use templates that training stories never use.
-- **Typed noise.** Every edge of a story, noise included, has its relation word (`edge_types`), and the records
-  say which facts are noise and of which kind.
+- **Typed noise.** Every edge of a story, noise included, has its relation word (`edge_types`; the chain's
+  alone in `v1_rob_train_clean_23_test_all_23`), and the records say which facts are noise and of which kind.
 - **A validation split held out by story**, taken from the training file, with about the original sizes.
 - **Balanced labels**: the generator asks each relation word once in every block of consecutive rows of a file
   (the validation cut keeps train and validation close to balanced).
@@ -209,21 +233,45 @@ the chain's sentences, and the padding's size. Only the story's own facts are li
 text), so graph baselines see no difference from the unpadded stories.
 """
 
-CITATION = """## Licence and citation
+LIMITATIONS = """## Limitations
 
-The stories, templates and labels were written by this project and are released under the MIT licence, as the
-generator is; no text of the original release is included. Cite this release by its configuration name and the
-fingerprint of `release.json`, and the benchmark it follows:
-
-```bibtex
-@inproceedings{sinha2019clutrr,
-  title     = {{CLUTRR}: A Diagnostic Benchmark for Inductive Reasoning from Text},
-  author    = {Sinha, Koustuv and Sodhani, Shagun and Dong, Jin and Pineau, Joelle and Hamilton, William L.},
-  booktitle = {Proceedings of EMNLP-IJCNLP},
-  year      = {2019}
-}
-```
+- **One world model.** Families follow the KB's world model (`kb_rules/kinship.yaml`): two parents of
+  different genders, at most one spouse for life, no divorce, step-, half- or adoptive relations. Labels are
+  right in that model, not in every family.
+- **Two genders, one name list.** People are male or female, named from the package's first-name lists
+  (`clutrr/core/data`).
+- **Generated text.** Stories come from a template bank written for this project; they are more regular than
+  crowd-written text, and a model may learn the templates. Test stories use templates training stories never
+  use, which limits but does not remove this.
+- **Kinship only.** The release measures composition of kinship relations; it says nothing of other domains.
+- **Not comparable with published CLUTRR figures** without the care described above.
+- **Parquet bytes depend on the writer.** Another pyarrow may write other bytes for the same rows; the CSV
+  files and the data they hold do not change.
 """
+
+
+def citation(source: dict, data_fingerprint: str) -> list[str]:
+    """How to cite the release: its version, commit and data fingerprint, and the benchmark it follows."""
+    commit = source.get("commit") or "none recorded"
+    return ["## Licence and citation", "",
+            "The stories, templates and labels were written by this project and are released under the MIT licence, "
+            "as the generator is; no text of the original release is included. Cite this release by its version, "
+            "commit and data fingerprint (the generator's `CITATION.cff` has the same version), and the "
+            "benchmark it follows:", "",
+            "```bibtex",
+            "@misc{clutrr_sound_release,",
+            "  title        = {{CLUTRR}, a sound release: kinship reasoning stories with verified labels},",
+            "  author       = {{The clutrr maintainers}},",
+            f"  note         = {{Built by clutrr {__version__}, commit {commit}; data fingerprint {data_fingerprint}}},",
+            f"  version      = {{{__version__}}},",
+            "}", "",
+            "@inproceedings{sinha2019clutrr,",
+            "  title     = {{CLUTRR}: A Diagnostic Benchmark for Inductive Reasoning from Text},",
+            "  author    = {Sinha, Koustuv and Sodhani, Shagun and Dong, Jin and Pineau, Joelle and Hamilton, William L.},",
+            "  booktitle = {Proceedings of EMNLP-IJCNLP},",
+            "  year      = {2019}",
+            "}",
+            "```", ""]
 
 
 def fingerprints(data: str, writer: str) -> list[str]:
@@ -233,42 +281,59 @@ def fingerprints(data: str, writer: str) -> list[str]:
             "`release.json` lists the sha256 of every file and the fingerprints of the data, of each configuration "
             "and of the whole folder: the sha256 of `sha256sum`'s output over the files, sorted by path "
             "(`find . -type f ! -name release.json | sed 's|^\\./||' | LC_ALL=C sort | xargs sha256sum | "
-            "sha256sum`). `clutrr release --check DIR` rebuilds the release and names every file whose bytes "
-            "differ. The bytes depend on the clutrr version, the seed, the scale and the configurations, not on "
+            "sha256sum`). The fingerprint cannot cover `release.json`, which holds it; everything else "
+            "`release.json` records (version, commit, seed, scale, configurations, figures) is stated in this card, "
+            "which it covers. `clutrr release --check DIR --quick` compares every file with the sha256 "
+            "`release.json` lists, in seconds; `clutrr release --check DIR` rebuilds the release and names every "
+            "file whose bytes differ. The bytes depend on the clutrr version, the seed, the scale and the configurations, not on "
             f"the machine, the worker count or the engine. Parquet files also depend on the Parquet writer, which "
             f"stamps its version into each file: these were written by {writer} (pyarrow, pinned by "
             "`clutrr[parquet]`); the CSV files and this card depend on no library version.", ""]
 
 
 def loading(first: str) -> list[str]:
-    """How to load a configuration."""
+    """How to load a configuration, as code written for ``CLUTRR/v1`` does."""
     return ["## Loading", "", "```python", "from datasets import load_dataset", "",
             f'ds = load_dataset("path/to/this/folder", "{first}")  # train, validation and test, with typed features',
+            'row = ds["test"][0]',
+            'row["query"], row["target"], row["target_text"]  # as in CLUTRR/v1: "(\'Head\', \'Tail\')", label, word',
             "```", "",
-            "Every configuration loads by name, offline. The CSV twin of each Parquet file (same stem) has the "
-            "original CLUTRR columns and reads with `clutrr.io.csv_format.read_csv`.", ""]
+            "Every configuration loads by name, offline. Its Parquet files carry the 14 columns of HuggingFace "
+            "`CLUTRR/v1` with v1's names, types and meanings, so code written for `load_dataset(\"CLUTRR/v1\", "
+            "name)` runs on `load_dataset(DIR, name)`; the generator's own fields follow (below). The CSV twin of "
+            "each Parquet file (same stem) has the original CLUTRR columns and reads with "
+            "`clutrr.io.csv_format.read_csv`.", ""]
+
+
+def fields_section() -> list[str]:
+    """Every Parquet column, and v1's columns mapped onto them."""
+    return ["## Fields", "", *field_table(), "", "### From CLUTRR/v1", "", *v1_table(), ""]
 
 
 def render_card(built: list[tuple[ReleaseConfig, list[SplitFile]]], figures: dict[str, dict], options: BuildOptions,
-                command: str, writer: str, data_fingerprint: str, fingerprints_by_config: dict[str, str]) -> str:
+                command: str, writer: str, data_fingerprint: str, fingerprints_by_config: dict[str, str],
+                source: dict) -> str:
     """The whole card."""
     lines = yaml_header(built, figures)
     lines += ["", "# CLUTRR, a sound release", "",
               "Stories about families, a question about two of their people, and the relation that answers it, "
               "as in CLUTRR (Sinha et al., 2019): the original benchmark's six named configurations rebuilt with "
-              f"labels that are provably right, and configurations it lacks. Generated by clutrr {__version__}.", ""]
+              f"labels that are provably right, and configurations it lacks. Generated by clutrr {__version__}"
+              f"{' at commit ' + source['commit'][:12] if source.get('commit') else ''}.", ""]
     lines += loading(built[0][0].name)
     lines += ["## Configurations", "", *configs_table(built, figures), "",
               "A file's name gives its task and chain length k: `1.4_test` holds task 1 (no noise) at k=4. Tasks: "
               "1 no noise, 2 supporting, 3 irrelevant, 4 disconnected facts, 5 all three, 6 memory, 7 memory and "
               "reasoning mixed. Long-context files add the words asked (`_w4000`) or the depth (`_d0.5`).", ""]
-    lines += how_made(built, options, command, writer)
+    lines += fields_section()
+    lines += how_made(built, options, command, writer, source)
     lines += verification_table(built, figures)
     lines += sizes_table(built, figures)
     lines += reference_tables([c.name for c, _ in built], fingerprints_by_config)
-    lines += [DIFFERENCES, LONG_CONTEXT]
+    lines += comparability_section(figures)
+    lines += [DIFFERENCES, LONG_CONTEXT, LIMITATIONS]
     lines += fingerprints(data_fingerprint, writer)
-    lines += [CITATION]
+    lines += citation(source, data_fingerprint)
     return "\n".join(lines)
 
 

@@ -29,6 +29,7 @@ class Part:
     context_words: int = 0
     depth: str = "spread"
     tag: str = ""
+    relations: str = "all"  # the words stories may state and ask (``clutrr generate --relations``)
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,7 @@ class ReleaseConfig:
     parts: tuple[Part, ...]
     rows: tuple[int, int, int]
     original: str | None = None  # the folder of the original release it stands for
+    edge_types: str = "all"  # "chain": edge_types types the chain's facts alone, as the original files did
 
     def test_files(self) -> int:
         """The number of test files."""
@@ -50,11 +52,21 @@ class ReleaseConfig:
         return next((p.train_k for p in self.parts if p.train_k), ())
 
 
-def _robust(name: str, original: str, train_noise: str, rows: tuple[int, int, int], task: int) -> ReleaseConfig:
+def _robust(name: str, original: str | None, train_noise: str, rows: tuple[int, int, int], task: int,
+            relations: str = "all") -> ReleaseConfig:
     others = tuple(n for n in (CLEAN, SUPPORTING, IRRELEVANT, DISCONNECTED) if n != train_noise)
     return ReleaseConfig(
         name, f"robustness: trained on task {task} (k=2,3), tested on k=3 stories of every noise type",
-        (Part((2, 3), (train_noise,), (2, 3), train_noise), Part((3,), others)), rows, original)
+        (Part((2, 3), (train_noise,), (2, 3), train_noise, relations=relations),
+         Part((3,), others, relations=relations)), rows, original)
+
+
+def _v1_compatible() -> ReleaseConfig:
+    base = _robust("v1_rob_train_clean_23_test_all_23", None, CLEAN, (8098, 2026, 447), 1, "clutrr_v1")
+    purpose = ("v1-compatible robustness: as `rob_train_clean_23_test_all_23`, but stories state and ask only the "
+               "original release's relation words (`--relations clutrr_v1`: its 18 target words) and `edge_types` "
+               "types the chain's facts alone, as the original files did")
+    return ReleaseConfig(base.name, purpose, base.parts, base.rows, edge_types="chain")
 
 
 K2_10 = tuple(range(2, 11))
@@ -90,6 +102,7 @@ CONFIGS: tuple[ReleaseConfig, ...] = (
     ReleaseConfig("ctx_depth_k4_w4000", "long contexts by depth: the same k=4 stories of 4,000 words with their "
                   "sentences together at 0, 25, 50, 75 or 100% of the text (test only)",
                   tuple(Part((4,), context_words=4000, depth=d, tag=f"d{d}") for d in DEPTHS), (0, 0, 250)),
+    _v1_compatible(),
 )
 BY_NAME = {c.name: c for c in CONFIGS}
 ORIGINAL_NAMES = tuple(c.name for c in CONFIGS if c.original)

@@ -6,16 +6,17 @@
   test, and templates of test stories that training stories use;
 - the artifact audit (``clutrr audit``): majority, query-only and story-bag baselines on the
   test split, trained on the training split (none without one);
-- sizes: rows per split and bytes per format.
+- sizes: rows per split and bytes per format;
+- comparability with published CLUTRR figures: target words the original never asks, rows
+  entailed only when uncle, aunt, nephew and niece include relations by marriage, test rows per
+  file, and rows whose ``edge_types`` types noise facts.
 """
 from __future__ import annotations
 
 import hashlib
 from pathlib import Path
 
-import pyarrow.parquet as pq
-
-from clutrr.core.kb import KB
+from clutrr.core.kb import KB, load_kb
 from clutrr.diagnostics.audit import audit_dataset
 from clutrr.diagnostics.verify import summarize, verify_file
 from clutrr.io.csv_format import read_csv
@@ -23,6 +24,8 @@ from clutrr.io.datadir import Split
 from clutrr.release.build import SplitFile
 
 SPLITS = ("train", "validation", "test")
+NEVER_ASKED = ("husband", "wife", "brother-in-law", "sister-in-law")  # never a target in the original release
+BLOOD_KB = "kinship-blood"  # uncle, aunt, nephew and niece as blood relatives only
 
 
 def _by_split(files: list[SplitFile]) -> dict[str, list[SplitFile]]:
@@ -43,6 +46,8 @@ def verification(kb: KB, folder: Path, files: list[SplitFile]) -> dict:
 
 def leakage(folder: Path, files: list[SplitFile]) -> dict:
     """Stories shared by two splits, held-out patterns in training rows, test templates in training stories."""
+    import pyarrow.parquet as pq
+
     stories: dict[str, set[bytes]] = {}
     templates: dict[str, set[str]] = {}
     heldout_in_training = 0
@@ -83,6 +88,8 @@ def audit(kb: KB, folder: Path, files: list[SplitFile]) -> dict | None:
 def sizes(folder: Path, files: list[SplitFile]) -> dict:
     """Rows per split, files and bytes per format, and each split's size in memory (Arrow bytes, the
     ``num_bytes`` of HuggingFace ``datasets``)."""
+    import pyarrow.parquet as pq
+
     return {
         "rows": {s: sum(f.rows for f in g) for s, g in _by_split(files).items()},
         "files": len(files),
@@ -92,7 +99,29 @@ def sizes(folder: Path, files: list[SplitFile]) -> dict:
     }
 
 
-def config_figures(kb: KB, folder: Path, files: list[SplitFile]) -> dict:
+def comparability(folder: Path, files: list[SplitFile], blood: KB | None = None) -> dict:
+    """What keeps a configuration's results from being compared with published CLUTRR figures,
+    measured on its CSV files: target words used, rows whose target the original never asks
+    (:data:`NEVER_ASKED`), rows not uniquely entailed when uncle, aunt, nephew and niece are blood
+    relatives only (the ``kinship-blood`` KB), test rows per file, and rows whose ``edge_types``
+    types more facts than the chain (noise facts that ctp-style loaders read as story facts)."""
+    blood = blood or load_kb(BLOOD_KB)
+    words: set[str] = set()
+    rows = never = by_marriage = noise_typed = 0
+    for f in files:
+        path = folder / f"{f.stem}.csv"
+        by_marriage += f.rows - summarize(verify_file(blood, path))["entailed"]
+        for row in read_csv(path):
+            rows += 1
+            words.add(row.target)
+            never += row.target in NEVER_ASKED
+            noise_typed += len(row.edge_types) > int(row.task_name.rpartition(".")[2])  # task_T.k: k chain facts
+    test = [f.rows for f in files if f.split == "test"]
+    return {"rows": rows, "target_words": len(words), "never_asked_rows": never, "by_marriage_rows": by_marriage,
+            "test_rows_per_file": [min(test), max(test)] if test else None, "noise_typed_rows": noise_typed}
+
+
+def config_figures(kb: KB, folder: Path, files: list[SplitFile], blood: KB | None = None) -> dict:
     """Every figure of one configuration."""
     return {**sizes(folder, files), "verify": verification(kb, folder, files), "leakage": leakage(folder, files),
-            "audit": audit(kb, folder, files)}
+            "audit": audit(kb, folder, files), "comparability": comparability(folder, files, blood)}

@@ -75,11 +75,17 @@ def read_manifest(root: Path) -> dict:
     return doc
 
 
-def differences(root: Path, fresh: Path) -> list[str]:
-    """The files of ``root`` whose bytes differ from ``fresh`` (a rebuild), or that one of them lacks."""
-    mine, theirs = file_shas(root), file_shas(fresh)
-    mine[MANIFEST] = sha256_file(root / MANIFEST)
-    theirs[MANIFEST] = sha256_file(fresh / MANIFEST)
+def listed_differences(root: Path, doc: dict) -> list[str]:
+    """The files of ``root`` whose sha256 is not the one ``doc`` (its release.json) lists, that it
+    lacks, or that it does not list; and the fingerprint when it does not match the list."""
+    listed = {f["file"]: f["sha256"] for f in doc["files"]}
+    out = _compare(file_shas(root), listed)
+    if fingerprint(listed) != doc["fingerprint"]:
+        out.append(f"{MANIFEST}: its fingerprint is not that of the files it lists")
+    return out
+
+
+def _compare(mine: dict[str, str], theirs: dict[str, str]) -> list[str]:
     out = []
     for path in sorted(set(mine) | set(theirs), key=lambda p: p.encode()):
         if path not in theirs:
@@ -89,3 +95,11 @@ def differences(root: Path, fresh: Path) -> list[str]:
         elif mine[path] != theirs[path]:
             out.append(f"{path}: differs")
     return out
+
+
+def differences(root: Path, fresh: Path) -> list[str]:
+    """The files of ``root`` whose bytes differ from ``fresh`` (a rebuild), or that one of them lacks."""
+    mine, theirs = file_shas(root), file_shas(fresh)
+    mine[MANIFEST] = sha256_file(root / MANIFEST)
+    theirs[MANIFEST] = sha256_file(fresh / MANIFEST)
+    return _compare(mine, theirs)

@@ -16,12 +16,13 @@ from clutrr.core.kb import load_kb
 from clutrr.errors import UsageError
 from clutrr.io.ownership import RELEASE
 from clutrr.io.staging import replace_dir, staging_dir
-from clutrr.release.build import BuildOptions, build_config
+from clutrr.release.build import BuildOptions, build_config, require_pyarrow
 from clutrr.release.card import render_card, write_card
 from clutrr.release.configs import CONFIGS, ReleaseConfig, select
-from clutrr.release.figures import config_figures
-from clutrr.release.manifest import CARD, MANIFEST, data_fingerprints, differences, file_shas, parquet_writer, \
-    read_manifest, write_manifest
+from clutrr.release.figures import BLOOD_KB, config_figures
+from clutrr.release.manifest import CARD, MANIFEST, data_fingerprints, differences, file_shas, listed_differences, \
+    parquet_writer, read_manifest, write_manifest
+from clutrr.release.provenance import source_state
 
 SCRATCH = ".runs"
 
@@ -36,7 +37,7 @@ def release_command(configs: tuple[ReleaseConfig, ...], options: BuildOptions) -
 
 def build_release(root: Path, configs: tuple[ReleaseConfig, ...], options: BuildOptions) -> dict:
     """Build the release into the empty folder ``root``; returns release.json's content."""
-    kb = load_kb("kinship")
+    kb, blood = load_kb("kinship"), load_kb(BLOOD_KB)
     scratch = root / SCRATCH
     scratch.mkdir()
     built, figures = [], {}
@@ -44,15 +45,16 @@ def build_release(root: Path, configs: tuple[ReleaseConfig, ...], options: Build
         if options.progress:
             print(f"release: {config.name} ({n}/{len(configs)})", file=sys.stderr, flush=True)
         files = build_config(config, root / config.name, options, scratch)
-        figures[config.name] = config_figures(kb, root / config.name, files)
+        figures[config.name] = config_figures(kb, root / config.name, files, blood)
         built.append((config, files))
     shutil.rmtree(scratch)
     names = [c.name for c in configs]
     data, per = data_fingerprints(file_shas(root), names)
     writer = parquet_writer()
     command = release_command(configs, options)
-    write_card(root, render_card(built, figures, options, command, writer, data, per))
-    head = {"generator": "clutrr", "version": __version__, "seed": options.seed, "scale": options.scale,
+    source = source_state()
+    write_card(root, render_card(built, figures, options, command, writer, data, per, source))
+    head = {"generator": "clutrr", "version": __version__, **source, "seed": options.seed, "scale": options.scale,
             "configs": names, "command": command, "parquet_writer": writer, "figures": figures}
     return write_manifest(root, head)
 
@@ -62,6 +64,7 @@ def write_release(out: str | Path, configs: tuple[ReleaseConfig, ...], options: 
     """Build a release into ``out``. With ``force`` a release clutrr wrote there, with nothing added
     since, is replaced; any other non-empty folder is refused (UsageError), whatever the flag."""
     options.validate()
+    require_pyarrow()
     work = staging_dir(out, force, RELEASE)
     try:
         doc = build_release(work, configs, options)
@@ -81,6 +84,32 @@ class CheckResult:
     notes: list[str]
 
 
+def version_notes(doc: dict) -> list[str]:
+    """Why a rebuild here may differ from the release: another version or commit built it."""
+    notes = []
+    if doc["version"] != __version__:
+        notes.append(f"the release was built by clutrr {doc['version']}, this is {__version__}")
+    here = source_state()["commit"]
+    if doc.get("commit") and here and doc["commit"] != here:
+        notes.append(f"the release was built at commit {doc['commit'][:12]}, this is {here[:12]}")
+    elif doc.get("tree_clean") is False:
+        notes.append("the release was built from a checkout with uncommitted changes")
+    return notes
+
+
+def quick_check(root: str | Path) -> CheckResult:
+    """Compare every file of ``root`` with the sha256 release.json lists (no rebuild): proves the
+    files are the ones the release was built with, not that this clutrr builds them."""
+    root = Path(root)
+    doc = read_manifest(root)
+    return CheckResult(doc, listed_differences(root, doc), [])
+
+
+def file_count(doc: dict) -> int:
+    """The files of a release folder: those release.json lists and release.json itself."""
+    return len(doc["files"]) + 1
+
+
 def check_release(root: str | Path, options: BuildOptions) -> CheckResult:
     """Rebuild the release in ``root`` (its seed, scale and configurations) and compare every file.
 
@@ -89,14 +118,13 @@ def check_release(root: str | Path, options: BuildOptions) -> CheckResult:
     """
     root = Path(root)
     doc = read_manifest(root)
+    require_pyarrow()
     options = replace(options, seed=int(doc["seed"]), scale=float(doc["scale"]))
     try:
         configs = select(",".join(doc["configs"]))
     except UsageError as exc:
         raise UsageError(f"{root}/{MANIFEST} names a configuration this version lacks: {exc}") from None
-    notes = []
-    if doc["version"] != __version__:
-        notes.append(f"the release was built by clutrr {doc['version']}, this is {__version__}")
+    notes = version_notes(doc)
     if doc["parquet_writer"] != parquet_writer():
         notes.append(f"the Parquet files were written by {doc['parquet_writer']}, this is {parquet_writer()}: "
                      "their bytes are expected to differ")

@@ -34,6 +34,8 @@ from clutrr.render.bank_files import bank_paths
 from clutrr.render.normalise import normalise, respell
 from clutrr.render.slots import SlotError, slot_forms
 from clutrr.render.statements import Facts, Flag, analyse, extra_names, lexicon, text_flags, tokenize
+from clutrr.render.grammar import grammar_flags
+from clutrr.render.world import meaning_flags
 from clutrr.render.templates import GENDER_KEYS, SLOT, Template, split_clause, template_id
 
 TOKEN = re.compile(r"[a-z]+(?:'[a-z]+)?")
@@ -416,7 +418,7 @@ def _reading_flags(kb: KB, t: Template, slot_bank: bool) -> list[Flag]:
         for f in analyse(toks, facts, text, slot_bank)[1]:
             found.setdefault(f, set()).add(g)
     toks = tokenize(t.text, Facts.of(kb, t.clause, heads[0]).genders)
-    out = text_flags(t.text, toks, slot_bank, lex)
+    out = text_flags(t.text, toks, slot_bank, lex) + meaning_flags(t.text)
     out += [Flag("1", f"names a person outside the clause ({name!r})", name, kind="extra-person")
             for name in extra_names(toks, first_names())]
     for f, gs in found.items():
@@ -454,6 +456,7 @@ def template_flags(kb: KB, t: Template, kb_name: str = "kinship") -> list[Flag]:
     slot_bank = not t.source.endswith(".json")
     out += _word_flags(kb, t, lowered, literal, slot_bank)
     out += _reading_flags(kb, t, slot_bank)
+    out += grammar_flags(kb, t, frozenset(lexicon(kb)))
     return out
 
 

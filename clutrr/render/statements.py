@@ -138,6 +138,7 @@ duckling ducklings ferret ferrets beehive highway road motorway stretch tree tre
 STEP_BEFORE = frozenset("late former".split())  # before a relation noun or a name
 SPOUSE_BEFORE = frozenset("first second third previous".split())  # before a spouse word
 SPOUSE_WORDS = frozenset("husband wife spouse husbands wives marriage bride groom".split())
+MEETING = frozenset("met meet meets meeting courted courting dated dating".split())  # a couple's first meeting
 
 TOKEN = re.compile(
     r"(?P<slot>\{(?P<e>[A-D])(?:\.(?P<s>[^{}]*))?\})"
@@ -1196,7 +1197,8 @@ class _Reader:
         return -1
 
     def _respectively(self, j: int) -> list[Statement]:
-        """"X's R1 and R2, Y and Z": Y is X's R1 and Z is X's R2, in that order."""
+        """"X's R1 and R2, Y and Z": Y is X's R1 and Z is X's R2, in that order; without an owner
+        ("Husband and wife, Y and Z"), Y is Z's R1 and Z is Y's R2."""
         toks = self.toks
         k = j - 1
         possessors: tuple[int, ...] = ()
@@ -1205,7 +1207,17 @@ class _Reader:
         elif k >= 0 and toks[k].kind == "pron" and toks[k].form == "his" and k in self.referent:
             possessors = self.referent[k]
         if not possessors:
-            return []
+            y, z = toks[j + 4].ent, toks[j + 6].ent
+            if (k >= 0 and toks[k].kind == "word" and toks[k].low not in FUNCTION) or y < 0 or z < 0 or y == z:
+                return []
+            # "Husband and wife, {A} and {B}": each is the other's, in that order
+            pred1, gender1, _ = self.lex[toks[j].low]
+            pred2, gender2, _ = self.lex[toks[j + 2].low]
+            g = self.facts.genders
+            if gender1 is not None and g[y] != gender1 and g[z] == gender1 and g[y] == gender2:
+                y, z = z, y  # "Husband and wife, Mary and John": the genders say who is who
+            return [Statement((z,), y, pred1, gender1, toks[j].low, "pair", (j, j + 6)),
+                    Statement((y,), z, pred2, gender2, toks[j + 2].low, "pair", (j, j + 6))]
         out = []
         for noun, name in ((j, j + 4), (j + 2, j + 6)):
             pred, gender, _ = self.lex[toks[noun].low]
@@ -1277,6 +1289,8 @@ class _Reader:
             return [(toks[r].ent, r)]
         elif r < len(toks) and toks[r].low in ("is", "was", "named", "called"):
             r += 1
+            if r < len(toks) and toks[r - 1].low in ("is", "was") and toks[r].low in ("named", "called"):
+                r += 1  # "{A}'s husband is named {B}"
             if r < len(toks) and toks[r].poss:
                 return []
         elif not direct:
@@ -1404,6 +1418,7 @@ class _Reader:
                     if z == y and p == st.pred:
                         roles.setdefault(frozenset((x, z)), st)
         owned |= self._siblings_by_parent(statements)
+        cousins = self._grandchildren_of_one(statements)
         for a, b in self.dangling:
             self.flags.append(Flag("9", f"{self.toks[b].low!r} is set off after something that is not a person: "
                                         "it attaches to no one named (dangling appositive)", self.quote(a - 2, b + 2),
@@ -1427,9 +1442,32 @@ class _Reader:
             if bare:
                 self.flags.append(Flag("9", f"{fact}, but {self.toks[bare[0]].low!r} names no owner (role-only)",
                                        self.quote(bare[0] - 2, bare[0] + 1), kind="role-only"))
+            elif pair in cousins:
+                self.flags.append(Flag("9", f"{fact}, but the text tells both only as grandchildren of one "
+                                            "person, who may be cousins", self.quote(*cousins[pair].span),
+                                       kind="unstated"))
             else:
                 self.flags.append(Flag("9", f"{fact} is not stated in a shape the checker reads", self.quote(0, 6),
                                        drops=self.slot_bank, kind="unstated"))
+
+    def _grandchildren_of_one(self, statements: list[Statement]) -> dict[frozenset[int], Statement]:
+        """Pairs of the clause told as grandchildren of one person ("her grandsons {C} and {D}"),
+        with a statement telling one of them: siblings and cousins alike fit such a text."""
+        f = self.facts
+        by_grandparent: dict[int, list[tuple[int, Statement]]] = {}
+        for st in statements:
+            name = f.kb.predicates[st.pred].name if st.pred >= 0 else ""
+            if name == "grandchild" and len(st.possessors) == 1:
+                by_grandparent.setdefault(st.possessors[0], []).append((st.referent, st))
+            elif name == "grandparent" and len(st.possessors) == 1:
+                by_grandparent.setdefault(st.referent, []).append((st.possessors[0], st))
+        out: dict[frozenset[int], Statement] = {}
+        for kids in by_grandparent.values():
+            for a, st in kids:
+                for b, _ in kids:
+                    if a != b:
+                        out.setdefault(frozenset((a, b)), st)
+        return out
 
     def _siblings_by_parent(self, statements: list[Statement]) -> set[frozenset[int]]:
         """Sibling facts of the clause told by telling both people as children of one person
@@ -1488,16 +1526,13 @@ class _Reader:
                 parent, child = (st.possessors[0], st.referent) if name == "child" else (st.referent, st.possessors[0])
                 told.setdefault(child, set()).add(parent)
                 children.append((parent, child, st))
-        def by_pronoun(st: Statement) -> bool:
-            return self.toks[st.span[0]].kind == "pron"
-
         for sp in statements:
-            if sp.shape != "after" or len(sp.possessors) != 1 or not by_pronoun(sp) \
+            if sp.shape not in ("after", "apposition") or len(sp.possessors) != 1 or not self._by_pronoun(sp) \
                     or f.kb.predicates[sp.pred].name != "spouse":
                 continue
             x, y = sp.possessors[0], sp.referent
             for ch in statements:
-                if ch.possessors == (y,) and by_pronoun(ch) and ch.referent not in (x, y) \
+                if ch.possessors == (y,) and self._by_pronoun(ch) and ch.referent not in (x, y) \
                         and f.kb.predicates[ch.pred].name == "child" and sentence(ch) == sentence(sp):
                     self.flags.append(Flag("7", f"{self._name(y)} is told as {self._name(x)}'s spouse and "
                                                 f"{self._name(ch.referent)} as {self._name(y)}'s child by two "
@@ -1516,6 +1551,65 @@ class _Reader:
                                                     f"and {self._name(b)} are a couple: it reads as a step-family",
                                                self.quote(first.span[0], second.span[1]), kind="world"))
                         return
+
+    def _by_pronoun(self, st: Statement) -> bool:
+        """Whether a statement tells its owner by a possessive pronoun ("{A.his} wife {B}", "{B},
+        {A.his} wife, ...")."""
+        if st.shape == "apposition":
+            return any(t.kind == "pron" and t.form == "his" for t in self.toks[st.span[0]:st.span[1] + 1])
+        return self.toks[st.span[0]].kind == "pron"
+
+    def _couple_child(self, a: int, b: int) -> int:
+        """A person of the clause who is the child of both a and b, or -1."""
+        f = self.facts
+        for c in range(len(f.genders)):
+            names = [f.kb.predicates[p].name if p >= 0 else "" for p in
+                     (f.rel.get((x, c), f.implied.get((x, c), -1)) for x in (a, b))]
+            if c not in (a, b) and names == ["child", "child"]:
+                return c
+        return -1
+
+    def parent_spouse(self, statements: list[Statement]) -> None:
+        """Rule 7: a couple's child told only through one parent's spouse reads as a step-family:
+        the parent told by the child's pronoun and, later in the same sentence, the other parent
+        told by the parent's pronoun as that parent's spouse ("{A} phoned {A.his} dad {B}, and {B.his} wife {C}
+        answered"), or the couple's meeting told beside their child ("{B}, the father of {A},
+        met a skater ... {B}'s wife {C} is that skater")."""
+        f = self.facts
+        ends = [i for i, t in enumerate(self.toks) if t.text in SENTENCE_END] + [len(self.toks)]
+
+        def sentence(i: int) -> int:
+            return next(n for n, e in enumerate(ends) if i <= e)
+
+        for a, b in f.couples:
+            child = self._couple_child(a, b)
+            if child < 0:
+                continue
+            for x, y in ((a, b), (b, a)):
+                as_parent = [st for st in statements if f.kb.predicates[st.pred].name in ("child", "parent")
+                             and {x, child} == ({st.referent} | set(st.possessors)) and len(st.possessors) == 1]
+                told_y = any({y, child} == ({st.referent} | set(st.possessors)) for st in statements)
+                for sp in statements:
+                    if told_y or sp.possessors != (x,) or sp.referent != y or sp.shape not in ("after", "apposition") \
+                            or not self._by_pronoun(sp) or f.kb.predicates[sp.pred].name != "spouse":
+                        continue
+                    hit = next((st for st in as_parent if sentence(st.span[0]) == sentence(sp.span[0])
+                                and st.span[0] < sp.span[0] and st.possessors == (child,)
+                                and self.toks[st.span[0]].kind == "pron"), None)
+                    if hit is not None:
+                        self.flags.append(Flag("7", f"{self._name(y)} is told only as the spouse of "
+                                                    f"{self._name(child)}'s parent {self._name(x)}, by a pronoun: "
+                                                    "it reads as a step-parent",
+                                               self.quote(hit.span[0], sp.span[1]), kind="world"))
+                        return
+            for i, t in enumerate(self.toks):
+                if t.kind == "word" and t.low in MEETING and any(
+                        u.kind in ("ent", "pron") and u.ent in (a, b) for u in self.toks[self._clause_start(i):i + 3]):
+                    self.flags.append(Flag("7", f"the meeting of {self._name(a)} and {self._name(b)} is told beside "
+                                                f"their child {self._name(child)}: it reads as a step-family",
+                                           self.quote(self._clause_start(i), min(i + 2, len(self.toks) - 1)),
+                                           kind="world"))
+                    return
 
     def check(self, statements: list[Statement]) -> None:
         f = self.facts
@@ -1661,6 +1755,7 @@ def analyse(toks: list[Tok], facts: Facts, text: str, slot_bank: bool = True) ->
     reader.check(found)
     reader.ownership(found)
     reader.step_contrast(found)
+    reader.parent_spouse(found)
     return found, reader.flags
 
 
@@ -1777,9 +1872,13 @@ def world_flags(text: str) -> list[Flag]:
     "married in 1974", "a teenage grandson", "her son of seven", "eighty candles", "married
     last spring"), which the world model does not have and another sentence of a story may
     contradict."""
-    plain = re.sub(r"\{[A-D](?:\.[^{}]*)?\}", "X", text)
+    return pattern_flags(re.sub(r"\{[A-D](?:\.[^{}]*)?\}", "X", text), WORLD)
+
+
+def pattern_flags(plain: str, patterns: list[tuple[re.Pattern, str]]) -> list[Flag]:
+    """A rule 7 flag for each (pattern, what it tells) that matches ``plain``, quoting the first match."""
     out = []
-    for pattern, what in WORLD:
+    for pattern, what in patterns:
         m = pattern.search(plain)
         if m:
             out.append(Flag("7", f"tells {what}, which the world model does not know", m.group(0), kind="world"))

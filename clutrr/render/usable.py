@@ -28,7 +28,7 @@ from clutrr.render.bank_files import bank_paths, load_bank
 from clutrr.render.templates import Bank, Template
 
 NO_FALLBACK = "none"
-_CHECKER_SOURCES = ("statements.py", "normalise.py", "bank_check.py", "usable.py")
+_CHECKER_SOURCES = ("statements.py", "world.py", "grammar.py", "normalise.py", "bank_check.py", "usable.py")
 
 
 def _checker_inputs(kb_name: str) -> tuple[Path, ...]:

@@ -8,23 +8,27 @@ reasoning: the format bonus and the process part only shape the reward of a righ
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
-from clutrr.llm.extract import THINK_TAGS, answer_tags, extract_answer
+from clutrr.llm.extract import THINK_TAGS, ThinkTag, answer_tags, extract_answer
 from clutrr.llm.process import process_reward
 
 
-def score_answer(answer: str | None, entry: dict, kb: str = "kinship", think_tags: Sequence[str] = THINK_TAGS) -> float:
+def score_answer(answer: str | None, entry: dict, kb: str = "kinship", think_tags: Sequence[ThinkTag] = THINK_TAGS,
+                 think_open: bool = False) -> float:
     """1.0 if ``answer`` names the relation ``entry["answer"]``, else 0.0.
 
     ``answer`` may be a bare word in any case, spacing, hyphenation or number ("Son In
     Law", "sisters"), a KB alias or informal word ("grandma"), or a reply read by
     :func:`clutrr.llm.extract.extract_answer` ("Crystal is Howard's wife",
     "<think>…</think><answer>wife</answer>") with the item's query names, so a statement
-    of the pair reversed or of other people is no answer. Unparsable text scores 0.
+    of the pair reversed or of other people is no answer. Unparsable text scores 0. With
+    ``think_open`` the reply starts inside a reasoning block (a chat template that puts
+    ``<think>`` in the prompt): without its closing tag it has no answer.
     """
     if not answer:
         return 0.0
-    got = extract_answer(answer, kb, think_tags, query_names(entry))
+    got = extract_answer(answer, kb, think_tags, query_names(entry), think_open)
     return 1.0 if got is not None and got == extract_answer(entry["answer"], kb) else 0.0
 
 
@@ -41,33 +45,65 @@ def query_names(entry: dict) -> tuple[str, str] | None:
     return None
 
 
-def has_answer_tag(text: str | None, think_tags: Sequence[str] = THINK_TAGS) -> bool:
+def has_answer_tag(text: str | None, think_tags: Sequence[ThinkTag] = THINK_TAGS, think_open: bool = False) -> bool:
     """Whether ``text`` holds exactly one ``<answer>…</answer>`` pair outside its reasoning blocks."""
-    return bool(text) and answer_tags(text, think_tags) == 1
+    return bool(text) and answer_tags(text, think_tags, think_open) == 1
 
 
-def reward(completion: str | None, entry: dict, format_bonus: float = 0.0, kb: str = "kinship",
-           process_weight: float = 0.0, reasoning: str | None = None,
-           think_tags: Sequence[str] = THINK_TAGS) -> float:
-    """The training reward of ``completion`` for ``entry``: 0 for a wrong or unreadable
-    answer; for a right one ``(1 - w) + w * process`` plus ``format_bonus`` when the
-    completion holds exactly one ``<answer>…</answer>`` pair outside its reasoning.
+PROCESS_COLUMNS = ("people", "facts", "query_edge")
 
-    ``w = process_weight`` (0..1) mixes in :func:`clutrr.rl.process.process_reward`'s
-    score of the reasoning (``reasoning`` is a server's separate reasoning text, if any).
-    With the defaults this is :func:`score_answer`.
-    """
+
+@dataclass(frozen=True)
+class RewardParts:
+    """The parts of a reward: whether the answer is right, whether it stands in exactly one
+    ``<answer>`` tag, and the process score of its reasoning (0 for a wrong answer, and
+    for a right one when no process part is asked for)."""
+
+    correct: float
+    format: float
+    process: float
+
+    def total(self, format_bonus: float = 0.0, process_weight: float = 0.0) -> float:
+        """``(1 - w) * correct + w * process + format_bonus * format``: 0 for a wrong answer."""
+        if not self.correct:
+            return 0.0
+        value = 1.0 if not process_weight else 1.0 - process_weight + process_weight * self.process
+        return value + format_bonus * self.format if format_bonus else value
+
+
+def check_weights(format_bonus: float, process_weight: float) -> None:
+    """A ValueError unless ``format_bonus`` >= 0 and 0 <= ``process_weight`` <= 1."""
     if format_bonus < 0:
         raise ValueError("format_bonus must be non-negative")
     if not 0.0 <= process_weight <= 1.0:
         raise ValueError("process_weight must be between 0 and 1")
-    if process_weight and not {"people", "facts", "query_edge"} <= set(entry.get("metadata") or {}):
+
+
+def reward_parts(completion: str | None, entry: dict, kb: str = "kinship", process: bool = False,
+                 reasoning: str | None = None, think_tags: Sequence[ThinkTag] = THINK_TAGS,
+                 think_open: bool = False) -> RewardParts:
+    """The :class:`RewardParts` of ``completion`` for ``entry``; the process score only
+    with ``process`` (it needs the entry's metadata with people, facts and query_edge)."""
+    if process and not set(PROCESS_COLUMNS) <= set(entry.get("metadata") or {}):
         raise ValueError("process_weight needs the entry's metadata with people, facts and query_edge")
-    if not score_answer(completion, entry, kb, think_tags):
-        return 0.0
-    value = 1.0
-    if process_weight:
-        value = 1.0 - process_weight + process_weight * process_reward(completion, entry, reasoning, kb).score
-    if format_bonus and has_answer_tag(completion, think_tags):
-        value += format_bonus
-    return value
+    if not score_answer(completion, entry, kb, think_tags, think_open):
+        return RewardParts(0.0, 0.0, 0.0)
+    judged = process_reward(completion, entry, reasoning, kb).score if process else 0.0
+    return RewardParts(1.0, float(has_answer_tag(completion, think_tags, think_open)), judged)
+
+
+def reward(completion: str | None, entry: dict, format_bonus: float = 0.0, kb: str = "kinship",
+           process_weight: float = 0.0, reasoning: str | None = None,
+           think_tags: Sequence[ThinkTag] = THINK_TAGS, think_open: bool = False) -> float:
+    """The training reward of ``completion`` for ``entry``: 0 for a wrong or unreadable
+    answer; for a right one ``(1 - w) + w * process`` plus ``format_bonus`` when the
+    completion holds exactly one ``<answer>…</answer>`` pair outside its reasoning.
+
+    ``w = process_weight`` (0..1) mixes in :func:`clutrr.llm.process.process_reward`'s
+    score of the reasoning (``reasoning`` is a server's separate reasoning text, if any).
+    With the defaults this is :func:`score_answer`. The TRL reward and the verifiers
+    rubric of :mod:`clutrr.integrations` return this same number (:class:`RewardParts`).
+    """
+    check_weights(format_bonus, process_weight)
+    parts = reward_parts(completion, entry, kb, bool(process_weight), reasoning, think_tags, think_open)
+    return parts.total(format_bonus, process_weight)

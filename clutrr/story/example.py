@@ -6,11 +6,14 @@ the story, label and pattern of each row without building either.
 """
 from __future__ import annotations
 
+import json
+
 from clutrr.core.chainer import Chain
 from clutrr.core.family import Family
 from clutrr.core.kb import GENDERS, KB
 from clutrr.core.records import StoryRow
 from clutrr.kinship.kintypes import kin_type
+from clutrr.questions.forms import Question
 from clutrr.render.stitching import Piece
 
 Fact = tuple[int, int, int]
@@ -27,7 +30,7 @@ class Example:
     __slots__ = ("kb", "id", "split", "task", "k", "noise_kind", "seed", "index", "names", "genders", "people",
                  "edges", "words", "chain_words", "chain_heads", "query", "query_pred", "target", "pattern", "heldout",
                  "proof", "story", "clean_pieces", "pieces", "target_piece", "context", "chain", "noise", "family",
-                 "_record", "_row")
+                 "question", "_record", "_row")
 
     def __init__(self, kb: KB, *, id: str, split: str, task: int, k: int, noise_kind: str, seed: int, index: int,
                  names: list[str], genders: list[int], people: list[int], edges: list[tuple[int, int, int, str]],
@@ -47,6 +50,7 @@ class Example:
         self.story, self.clean_pieces, self.pieces, self.target_piece = story, clean_pieces, pieces, target_piece
         self.context = context
         self.chain, self.noise, self.family = chain, noise, family
+        self.question: Question | None = None  # set for --question other than relation (clutrr.questions)
         self._record: dict | None = None
         self._row: StoryRow | None = None
 
@@ -88,12 +92,29 @@ class Example:
                 "pieces": [{"template": p[1], "edges": list(p[2])} for p in self.pieces],
                 "target_template": self.target_piece[1],
             }
+            if self.question is not None:
+                self._record.update(self._asked())
             if self.context is not None:
                 self._record["context"] = self.context
             if self.kb.system:  # a kinship system's terms: the pair's kin type, the terms defined
                 self._record["kin_type"] = self.kin_type
                 self._record["glossary"] = self.glossary
         return self._record
+
+    def _asked(self) -> dict:
+        """The record's fields of the question asked: form, question text, answer, and the
+        query (story indices) and relation word it names, with that word's predicate."""
+        q = self.question
+        return {"query": list(q.query), "target": q.target,
+                "target_predicate": self.kb.pred_names[self.kb.parse_word(q.target)[0]],
+                "form": q.form, "question": q.text(self.names), "answer": q.answer}
+
+    @property
+    def question_cells(self) -> list[str]:
+        """The CSV cells of the question asked (:data:`clutrr.io.csv_format.QUESTION_COLUMNS`)."""
+        q = self.question
+        return [q.form, q.text(self.names), json.dumps(q.answer, ensure_ascii=False), json.dumps(list(q.query)),
+                q.target]
 
     @property
     def kin_type(self) -> str:

@@ -26,6 +26,8 @@ from clutrr.core.noise import NOISE_KINDS, TASK_OF_NOISE, add_noise
 from clutrr.core.padding import with_surnames
 from clutrr.core.soundness import check_sound
 from clutrr.core.vocabulary import WordMask, load_vocabulary, reachable_targets, vocabulary_names, word_mask
+from clutrr.questions.forms import RELATION, Question, check_kind, form_of, yes_of
+from clutrr.questions.pick import pick_question
 from clutrr.render.placement import parse_depth
 from clutrr.render.stitching import PathPlan, path_plan, render_fact, render_plan
 from clutrr.render.bank_files import load_bank
@@ -42,6 +44,7 @@ PROBE_FAMILIES = 40
 FAMILY_CHECK_MAX = 64  # up to this size, checking a whole family once is cheaper than each story
 FAMILIES_KEPT = 16  # per context: the families of the last few blocks
 SHAPES_KEPT = 4096  # per context: chain shapes (each holds a render plan; long chains rarely repeat)
+SET_REDRAWS = 8  # stories drawn for a people question before the first whose set has one name is taken
 CYK_MAX_K = 8  # clean chains up to this length are checked by their CYK table instead
 SPLITS = ("train", "test")
 
@@ -68,6 +71,7 @@ class GeneratorConfig:
     query: str = "reasoning"  # reasoning (tasks 1-5), memory (task 6) or mixed (task 7): clutrr.core.memory
     context_words: int = 0  # pad stories to about this many words (0: no padding): clutrr.story.long_context
     depth: str = "spread"  # where a padded story's own sentences go: a share of the padding, or spread
+    question: str = RELATION  # the question form (relation, person, people, count, yesno, mixed): clutrr.questions
 
     def validate(self) -> None:
         """Raise UsageError naming the first bad setting."""
@@ -97,7 +101,16 @@ class GeneratorConfig:
                 raise UsageError(f"depth {self.depth!r} is not in canonical form (use {parse_depth(self.depth)!r})")
         except ValueError as exc:
             raise UsageError(str(exc)) from None
+        self._validate_question()
         _kb(self)
+
+    def _validate_question(self) -> None:
+        try:
+            check_kind(self.question)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        if self.question != RELATION and (self.query != "reasoning" or self.context_words):
+            raise UsageError(f"--question {self.question} goes with --query reasoning and no --context-words")
 
 
 def stable_hash(*parts: object, size: int = 8) -> int:
@@ -368,7 +381,36 @@ def make_example(
     ``attempt`` > 0 asks for a different example at the same index (used to replace a
     duplicate story). Raises UsageError for bad arguments, GenerationError if the family
     sampler never yields a chain (only with extreme family knobs).
+
+    With ``config.question`` other than ``relation``, the story is built as for ``relation``
+    and its question is then chosen from it (:mod:`clutrr.questions`); a story without a
+    question of the row's form gives way to the next story drawn for the same index.
     """
+    if config.question == RELATION:
+        return _story(config, k, noise, seed, index, split, attempt)
+    form, nth = form_of(config.question, index, stable_hash("forms", seed, split, k, noise, index // 5))
+    yes = yes_of(nth, stable_hash("yesno", seed, split, k, noise, form, nth // 2) & 1)
+    single = None  # a people question's first story whose set has one name, kept while larger ones are sought
+    for redraw in range(MAX_ATTEMPTS):
+        ex = _story(config, k, noise, seed, index, split, attempt, redraw)
+        if form == RELATION:
+            ex.question = Question(RELATION, ex.query, ex.target, ex.target)
+            return ex
+        rng = random.Random(stable_hash("question", seed, split, k, noise, index, attempt, redraw))
+        askable = _context(config, seed, split, k, noise).target_ok
+        ex.question = pick_question(ex.kb, ex.family, ex.people, ex.genders, ex.names,
+                                    [(a, p, b) for a, p, b, _ in ex.edges], form, askable, yes, rng)
+        if ex.question is not None and (form != "people" or len(ex.question.answer) > 1):
+            return ex
+        single = single or (ex if ex.question is not None else None)
+        if single is not None and redraw + 1 >= SET_REDRAWS:
+            return single
+    raise GenerationError(f"no story for k={k}, noise={noise} has a {form} question after {MAX_ATTEMPTS} stories")
+
+
+def _story(config: GeneratorConfig, k: int, noise: str, seed: int, index: int, split: str, attempt: int,
+           redraw: int = 0) -> Example:
+    """The story of :func:`make_example` (``redraw`` > 0: another story for the same arguments)."""
     last = _LAST_CONTEXT[0]
     if last[0] is config and last[1] == seed and last[2] == split and last[3] == k and last[4] == noise:
         ctx = last[5]
@@ -376,11 +418,13 @@ def make_example(
         ctx = _context(config, seed, split, k, noise)
         _LAST_CONTEXT[0] = (config, seed, split, k, noise, ctx)
     kb = ctx.kb
-    rng = random.Random(ctx.example_hash(index, attempt))
+    rng = random.Random(ctx.example_hash(index, attempt) if not redraw else ctx.example_hash(index, attempt, redraw))
     coin = stable_hash("mixed", seed, split, k, noise, index // 2) & 1 if config.query == "mixed" else 0
     memory, nth = row_kind(config.query, index, coin)
     if memory:
         want = _target_word(ctx.stated, seed, split, k, f"{noise}/memory", nth, ctx.orders)
+    elif redraw:  # another story for a question of another form: any chain target (the question asks another)
+        want = ctx.targets[rng.randrange(len(ctx.targets))]
     else:
         want = _target_word(ctx.targets, seed, split, k, noise, nth, ctx.orders)
     block = index // config.stories_per_family

@@ -33,6 +33,37 @@ class Padding:
     brackets: bool
 
 
+def padding_pieces(kb: KB, bank: Bank, padding: Padding, pieces: list[Piece], names: list[str],
+                   rng: random.Random) -> tuple[list[Piece], list[tuple[str, int, str]], int]:
+    """The padding for a story told by ``pieces`` whose people are ``names``: its pieces (about
+    ``padding.words`` words with the story's), the facts they state between named people, and the
+    number of families they come from. No padding piece uses a template of the story or of an
+    earlier padding piece while its clause has another left."""
+    need = padding.words - sum(count_words(p.text) for p in pieces)
+    out: list[Piece] = []
+    said: list[tuple[str, int, str]] = []
+    families = have = 0
+    if need <= 0:
+        return out, said, families
+    allocator = NameAllocator(names, rng)
+    used = {p.template_id for p in pieces}
+    current = -1
+    for path in padding_paths(padding.family, kb, padding.allowed, allocator, rng):
+        if path.family_number != current:
+            current = path.family_number
+            families += 1
+        people = list(range(len(path.names)))
+        words = [kb.word(p, path.genders[i + 1]) for i, (_, p, _) in enumerate(path.facts)]
+        for piece in render_path(bank, people[:-1], people, words, path.names, path.genders, rng,
+                                 padding.max_piece, padding.brackets, used):
+            out.append(piece)
+            said += [(path.names[i], path.facts[i][1], path.names[i + 1]) for i in piece.facts]
+            have += count_words(piece.text)
+            if have >= need:
+                return out, said, families
+    return out, said, families
+
+
 def pad_story(kb: KB, bank: Bank, padding: Padding, pieces: list[Piece], chain_edges: int,
               names: list[str], facts: list[tuple[int, int, int]], query: tuple[int, int], target: int,
               rng: random.Random) -> tuple[str, dict]:
@@ -44,29 +75,9 @@ def pad_story(kb: KB, bank: Bank, padding: Padding, pieces: list[Piece], chain_e
     Raises AssertionError when the padded text entails anything else for the query pair.
     """
     story_texts = [p.text for p in pieces]
-    need = padding.words - sum(count_words(t) for t in story_texts)
-    allocator = NameAllocator(names, rng)
-    texts: list[str] = []
-    said: list[tuple[str, int, str]] = []
-    families = have = 0
-    if need > 0:
-        used: set[str] = set()
-        current = -1
-        for path in padding_paths(padding.family, kb, padding.allowed, allocator, rng):
-            if path.family_number != current:
-                current, used = path.family_number, set()
-                families += 1
-            people = list(range(len(path.names)))
-            words = [kb.word(p, path.genders[i + 1]) for i, (_, p, _) in enumerate(path.facts)]
-            for piece in render_path(bank, people[:-1], people, words, path.names, path.genders, rng,
-                                     padding.max_piece, padding.brackets, used):
-                texts.append(piece.text)
-                said += [(path.names[i], path.facts[i][1], path.names[i + 1]) for i in piece.facts]
-                have += count_words(piece.text)
-                if have >= need:
-                    break
-            if have >= need:
-                break
+    extra, said, families = padding_pieces(kb, bank, padding, pieces, names, rng)
+    texts = [p.text for p in extra]
+    have = sum(count_words(t) for t in texts)
     story_facts = [(names[a], p, names[b]) for a, p, b in facts]
     if query_closure(kb, story_facts + said, names[query[0]], names[query[1]]) != 1 << target:
         raise AssertionError("the padded story entails more than the target for the query pair")

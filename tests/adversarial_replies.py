@@ -1,0 +1,36 @@
+"""Replies of any length in the shapes that once made the answer readers slow (repetition
+loops, run-on sentences, thousands of unclosed tags): shared by tests/test_answer_time.py
+and benchmarks/bench_eval.py."""
+from __future__ import annotations
+
+
+def _repeat(unit: str, size: int, head: str = "", tail: str = "") -> str:
+    return head + (unit * (size // len(unit) + 1))[: max(0, size - len(head) - len(tail))] + tail
+
+
+# name -> reply of about ``size`` characters
+SHAPES = {
+    "run-on so": lambda size: _repeat("so ", size, head="Renee is Edith's aunt so "),
+    "run-on relation words": lambda size: _repeat("aunt ", size),
+    "claims in one sentence": lambda size: _repeat("Renee is Edith's aunt and ", size),
+    "lower-case claims": lambda size: _repeat("renee is edith's aunt, ", size),
+    "claims in sentences": lambda size: _repeat("Renee is Edith's aunt. ", size),
+    "relative clauses": lambda size: _repeat("Renee, who is Edith's aunt, ", size),
+    "repeated names": lambda size: _repeat("Renee ", size),
+    "repeated answer markers": lambda size: _repeat("the answer is ", size),
+    "answers taken back": lambda size: _repeat("Answer: aunt. Wait ", size),
+    "tentative sentences": lambda size: _repeat("Perhaps Renee is Edith's aunt. ", size),
+    "conclusions": lambda size: _repeat("so aunt ", size),
+    "reasons": lambda size: _repeat("aunt because ", size),
+    "great-great": lambda size: _repeat("great-", size, tail="aunt"),
+    "word then spaces": lambda size: _repeat(" ", size, head="son", tail="x"),
+    "unclosed answer tags": lambda size: _repeat("<answer>", size),
+    "unclosed think tags": lambda size: _repeat("<think>", size),
+    "unclosed boxes": lambda size: _repeat("\\boxed{", size),
+    "nested parentheses": lambda size: "(" * (size // 2) + ")" * (size // 2),
+    "unclosed parentheses": lambda size: _repeat("(aunt ", size),
+    "newlines then a parenthesis": lambda size: _repeat("\n", size, tail="("),
+    "long number": lambda size: "1" * size,
+    "hyphens": lambda size: _repeat("a-", size),
+    "negations": lambda size: _repeat("not ", size, tail="aunt"),
+}
