@@ -21,6 +21,8 @@ SHAPES = {
     "answers taken back": lambda size: _repeat("Answer: aunt. Wait ", size),
     "tentative sentences": lambda size: _repeat("Perhaps Renee is Edith's aunt. ", size),
     "conclusions": lambda size: _repeat("so aunt ", size),
+    "negated conclusions": lambda size: _repeat("so not aunt ", size, head="Renee is Edith's aunt "),
+    "negated answers": lambda size: _repeat("the answer is not aunt ", size, head="Renee is Edith's aunt. "),
     "reasons": lambda size: _repeat("aunt because ", size),
     "great-great": lambda size: _repeat("great-", size, tail="aunt"),
     "word then spaces": lambda size: _repeat(" ", size, head="son", tail="x"),
