@@ -12,6 +12,7 @@ import hashlib
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterable, Mapping
 
 import yaml
 
@@ -74,12 +75,7 @@ class Terminology:
 
     def table(self) -> dict[tuple[str, str], str]:
         """``{(speaker, kin type): term}`` for speaker ``male`` and ``female``, every kin type of every term."""
-        out: dict[tuple[str, str], str] = {}
-        for term, kin_types in self.terms.items():
-            for kt in kin_types:
-                for speaker in (kt.speaker,) if kt.speaker else SPEAKERS:
-                    out[(speaker, kt.letters)] = term
-        return out
+        return speaker_table(self.terms)
 
     @property
     def speaker_sensitive(self) -> bool:
@@ -100,6 +96,25 @@ class Terminology:
         ``speaker`` of that sex, when given)."""
         union = " | ".join(f"({kt.definition()})" for kt in self.kin_types(term, speaker))
         return f"{speaker} . ({union})" if speaker else union
+
+
+def parse_kin_type(text: str) -> KinType:
+    """A kin type as written in a file (``FZS``, ``ms BS``); ValueError when it is not one."""
+    m = KIN_TYPE_RE.match(str(text).strip())
+    if not m:
+        raise ValueError(f"kin type {text!r} is not letters of {LETTERS}, optionally after 'ms ' or 'ws '")
+    return KinType(m.group(2), PREFIXES.get(m.group(1) or ""))
+
+
+def speaker_table(terms: Mapping[str, Iterable[KinType]]) -> dict[tuple[str, str], str]:
+    """``{(speaker, kin type letters): term}``: each kin type entered for its speaker sex, or for
+    both (``male`` and ``female``) when it is not limited to one."""
+    out: dict[tuple[str, str], str] = {}
+    for term, kin_types in terms.items():
+        for kt in kin_types:
+            for speaker in (kt.speaker,) if kt.speaker else SPEAKERS:
+                out[(speaker, kt.letters)] = term
+    return out
 
 
 def builtin_terminologies() -> list[str]:
@@ -164,11 +179,10 @@ def parse_terminology(text: str, path: str = "<string>", digest: str = "") -> Te
             raise KBError(f"{path}: term {term!r}: needs a non-empty list 'kin_types'")
         parsed = []
         for item in kin_types:
-            m = KIN_TYPE_RE.match(str(item).strip())
-            if not m:
-                raise KBError(f"{path}: term {term!r}: kin type {item!r} is not letters of {LETTERS}, "
-                              f"optionally after 'ms ' or 'ws '")
-            kt = KinType(m.group(2), PREFIXES.get(m.group(1) or ""))
+            try:
+                kt = parse_kin_type(item)
+            except ValueError as exc:
+                raise KBError(f"{path}: term {term!r}: {exc}") from None
             for speaker in (kt.speaker,) if kt.speaker else SPEAKERS:
                 other = owner.get((speaker, kt.letters))
                 if other is not None:
