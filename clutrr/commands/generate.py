@@ -133,14 +133,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
+UNRECORDED_DEFAULTS = {("question", "relation"), ("kinship", None)}
 RUNTIME_ONLY = ("out", "workers", "oversubscribe", "force", "quiet", "command", "engine", "address", "shard", "num_shards", "resume")
 
 
 def recorded_arguments(args: argparse.Namespace) -> dict:
     """The arguments config.json records: all but those that cannot change the data (and
-    --question when it is the default, so a default run's config.json keeps its bytes)."""
+    --question and --kinship when they are the default, so a default run's config.json keeps its bytes)."""
     return {k: v for k, v in vars(args).items() if not k.startswith("_") and k not in RUNTIME_ONLY
-            and not (k == "question" and v == "relation")}
+            and (k, v) not in UNRECORDED_DEFAULTS}
 
 
 def _interrupt(signum: int, frame: object) -> None:
