@@ -3,6 +3,9 @@ generation and verification in a system's terms (fixtures in tests/fixtures/kins
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -129,6 +132,28 @@ def test_generate_in_a_systems_terms_and_verify(tmp_path, capsys):
     assert "uniquely entailed: 40/40 (100.0%)" in capsys.readouterr().out
     # under the English terms the same files do not parse: the words differ in meaning
     assert main(["verify", str(out), "--kinship", ENGLISH]) == 1
+
+
+def test_one_seed_gives_the_same_bytes_whatever_the_cache_folder(tmp_path):
+    """The compiled KB and bank live in the user's cache: config.json names them by the system
+    and its terminology's sha256, not by where this machine keeps them."""
+    outs = []
+    for name in ("one", "two"):
+        env = {**os.environ, "CLUTRR_CACHE_DIR": str(tmp_path / f"cache-{name}")}
+        outs.append(tmp_path / name)
+        res = subprocess.run([sys.executable, "-m", "clutrr.cli", "generate", "--kinship", GENERATIONAL, "--k", "2",
+                              "--test-k", "2", "--train-rows", "6", "--test-rows", "4", "--quiet", "--out",
+                              str(outs[-1])], capture_output=True, text=True, env=env, cwd=tmp_path)
+        assert res.returncode == 0, res.stderr
+    files = sorted(p.name for p in outs[0].iterdir())
+    assert files == sorted(p.name for p in outs[1].iterdir()) and "config.json" in files
+    assert all((outs[0] / f).read_bytes() == (outs[1] / f).read_bytes() for f in files)
+    config = (outs[0] / "config.json").read_text()
+    assert str(tmp_path) not in config
+    digest = load_terminology(GENERATIONAL).digest
+    spec = json.loads(config)["spec"]["config"]
+    assert spec["kb"] == f"kinship:generational-fixture@sha256:{digest}"
+    assert spec["templates"] == f"kinship:generational-fixture@sha256:{digest}/templates"
 
 
 def test_kin_type_is_the_shortest_path_with_ties_broken_by_letter_order():

@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import os
 import random
+import re
 import tempfile
 from functools import lru_cache
 from pathlib import Path
@@ -171,6 +172,21 @@ def code_digest() -> str:
     return h.hexdigest()
 
 
+COMPILED_NAME = re.compile(r"kinship-(?P<name>.+)-(?P<sha>[0-9a-f]{64})-[0-9a-f]{16}(?P<bank>-templates)?\.yaml")
+
+
+def shown_source(source: str) -> str:
+    """How a KB or template source is recorded (config.json): a terminology's compiled file,
+    which lives in this machine's cache, as ``kinship:NAME@sha256:HEX`` (the system's name and
+    its terminology file's sha256; ``/templates`` after it for its bank), so one seed gives the
+    same bytes on any machine; any other source as given."""
+    path = Path(source)
+    m = COMPILED_NAME.fullmatch(path.name)
+    if m is None or not _compiled_folder(path.parent):
+        return source
+    return f"kinship:{m['name']}@sha256:{m['sha']}" + ("/templates" if m["bank"] else "")
+
+
 def cached_file(name: str, text_of) -> Path:
     """The trusted cache file ``name``, written from ``text_of()`` when absent (in a private
     temporary folder when the cache folder cannot be written)."""
@@ -193,9 +209,18 @@ def cached_file(name: str, text_of) -> Path:
     raise KBError(f"cannot write the compiled file {name} to the cache or a temporary folder")
 
 
+PRIVATE_PREFIX = "clutrr-kinship-"
+
+
+def _compiled_folder(folder: Path) -> bool:
+    """Whether compiled files are written to ``folder``: the cache, or a private temporary folder."""
+    return folder == cache_dir() or (folder.parent == Path(tempfile.gettempdir())
+                                     and folder.name.startswith(PRIVATE_PREFIX))
+
+
 @lru_cache(maxsize=1)
 def _private_dir() -> str:
-    return tempfile.mkdtemp(prefix="clutrr-kinship-")
+    return tempfile.mkdtemp(prefix=PRIVATE_PREFIX)
 
 
 @lru_cache(maxsize=32)
@@ -203,7 +228,7 @@ def kinship_kb_path(name_or_path: str) -> str:
     """The path of the compiled KB of a terminology (a built-in name or a file), compiled on
     first use; KBError (one line) when the terminology is refused."""
     terminology = load_terminology(name_or_path)
-    name = f"kinship-{terminology.name}-{terminology.digest[:16]}-{code_digest()}.yaml"
+    name = f"kinship-{terminology.name}-{terminology.digest}-{code_digest()}.yaml"
     return str(cached_file(name, lambda: compile_terminology(terminology)))
 
 
@@ -218,5 +243,5 @@ def kinship_kb(name_or_path: str) -> KB:
 def kinship_bank_path(name_or_path: str) -> str:
     """The path of the template bank of a terminology's terms (see :mod:`clutrr.kinship.templates`)."""
     terminology = load_terminology(name_or_path)
-    name = f"kinship-{terminology.name}-{terminology.digest[:16]}-{code_digest()}-templates.yaml"
+    name = f"kinship-{terminology.name}-{terminology.digest}-{code_digest()}-templates.yaml"
     return str(cached_file(name, lambda: bank_text(terminology)))
