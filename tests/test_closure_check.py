@@ -11,7 +11,7 @@ from clutrr.core.entailment import relations_closed, story_closure
 from clutrr.core.family import FamilyConfig, sample_family
 from clutrr.core.genealogy import relation_masks
 from clutrr.story.generator import GeneratorConfig, make_example
-from clutrr.diagnostics.worlds import random_world
+from clutrr.core.worlds import random_world
 
 CONFIG = GeneratorConfig()
 

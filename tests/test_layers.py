@@ -17,6 +17,7 @@ from helpers import REPO
 LAYERS: list[tuple[str, ...]] = [
     ("clutrr.errors", "clutrr.paths", "clutrr.progress"),  # leaves: no clutrr imports
     ("clutrr.core",),  # KB, families, chaining, entailment, noise, vocabularies, the story record
+    ("clutrr.kinship",),  # kinship terminologies as data: validated, compiled to KBs with derived sound rules
     ("clutrr.render", "clutrr.questions"),  # templates and banks, AMT format, stitching, text measures, the
     # template checker; question forms: their words, answers proved from a story's facts, the choice of a question
     ("clutrr.story",),  # one story from a config, a seed and an index (the generator)

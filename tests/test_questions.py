@@ -140,6 +140,7 @@ def test_a_default_config_json_does_not_name_the_question(tmp_path):
     plain = json.loads((tmp_path / "plain" / "config.json").read_text())
     person = json.loads((tmp_path / "person" / "config.json").read_text())
     assert "question" not in plain["spec"]["config"] and "question" not in plain["arguments"]
+    assert "kinship" not in plain["arguments"]  # nor --kinship: a default run's config.json keeps its bytes
     assert person["spec"]["config"]["question"] == person["arguments"]["question"] == "person"
 
 

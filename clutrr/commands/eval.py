@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from clutrr.io.ownership import FORCE_HELP
+from clutrr.commands.kinship import kb_argument
 from clutrr.errors import UsageError
 from clutrr.io.staging import check_output
 from clutrr.eval.data import load_eval_set
@@ -77,6 +78,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help="evaluate the splits matching this pattern, e.g. '1.*_test' (default: every test file)")
     scope.add_argument("--limit", type=int, help="only the first N stories of each split")
     scope.add_argument("--kb", default="kinship", help="KB giving the relation words (kinship)")
+    scope.add_argument("--kinship", default=None, metavar="NAME|PATH",
+                       help="the kinship system the stories were generated in (as clutrr generate --kinship)")
+    scope.add_argument("--no-glossary", action="store_true",
+                       help="leave the definitions of a kinship system's terms out of the prompts (tests what a "
+                            "model knows of the system)")
     scope.add_argument("--strict", action="store_true", help="a story without a prediction is an error")
     scope.add_argument("--think-open", action="store_true",
                        help="replies start inside a reasoning block (the chat template opens <think> in the prompt): "
@@ -218,7 +224,8 @@ def run(args: argparse.Namespace) -> int:
         return _run_forms(args)
     progress = sys.stderr.isatty()
     refs = references(args.reference)
-    data = load_eval_set(args.data, args.split, args.kb, args.limit)
+    data = load_eval_set(args.data, args.split, kb_argument(args), args.limit)
+    data.glossary = not args.no_glossary
     reports, generated, names = [], {}, set()
 
     def add(name: str, predictions) -> None:

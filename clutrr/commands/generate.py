@@ -7,6 +7,7 @@ import signal
 import sys
 
 from clutrr.commands.console import Parser, run_command
+from clutrr.commands.kinship import kb_argument, kinship_fields
 from clutrr.engines import engine_names
 from clutrr.engines.base import STALL_SECONDS
 from clutrr.engines.resources import capped_workers, usable_cpus
@@ -107,6 +108,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="keep finished shards when stopped, and skip shards already finished by an earlier run")
     p.add_argument("--kb", default="kinship",
                    help="KB: kinship (default), kinship-blood, or a rules file marked sound (clutrr_v1 is not)")
+    p.add_argument("--kinship", default=None, metavar="NAME|PATH",
+                   help="tell stories in a kinship system's terms: a built-in terminology (eskimo, hawaiian, "
+                        "sudanese, iroquois, dravidian, crow, omaha) or a terminology file; its rules are derived "
+                        "and proved sound, and its own one-fact sentences replace the default templates")
     p.add_argument("--templates", default="paraphrase", help="templates: paraphrase (the bank), synthetic (one plain sentence per fact), or a YAML/AMT JSON path (default paraphrase)")
     p.add_argument("--fallback-templates", default="paraphrase",
                    help="bank that fills the one-fact clauses --templates lacks (default paraphrase; none: no filling)")
@@ -134,14 +139,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
-RUNTIME_ONLY = ("out", "workers", "oversubscribe", "stall_timeout", "force", "discard_edits", "quiet", "command", "engine", "address", "shard", "num_shards", "resume")
+UNRECORDED_DEFAULTS = {("question", "relation"), ("kinship", None)}
+RUNTIME_ONLY = ("out", "workers", "oversubscribe", "stall_timeout", "force", "discard_edits", "quiet", "command", "engine",
+                "address", "shard", "num_shards", "resume")
 
 
 def recorded_arguments(args: argparse.Namespace) -> dict:
     """The arguments config.json records: all but those that cannot change the data (and
-    --question when it is the default, so a default run's config.json keeps its bytes)."""
+    --question and --kinship when they are the default, so a default run's config.json keeps its bytes)."""
     return {k: v for k, v in vars(args).items() if not k.startswith("_") and k not in RUNTIME_ONLY
-            and not (k == "question" and v == "relation")}
+            and (k, v) not in UNRECORDED_DEFAULTS}
 
 
 def _interrupt(signum: int, frame: object) -> None:
@@ -154,11 +161,12 @@ def spec_from_args(args: argparse.Namespace) -> DatasetSpec:
     if len(noise) != 1:
         raise UsageError("--noise takes exactly one noise type")
     test_noise = parse_noise(args.test_noise) if args.test_noise is not None else noise
+    kb, templates, fallback = kinship_choice(args)
     config = GeneratorConfig(
-        kb=args.kb,
+        kb=kb,
         family=FamilyConfig(args.generations, args.min_children, args.max_children, args.p_marry, args.p_female),
-        noise_facts=args.noise_facts, holdout=args.holdout, templates=args.templates,
-        fallback_templates=args.fallback_templates, template_split=not args.no_template_split, max_piece=args.max_piece, brackets=not args.no_brackets,
+        noise_facts=args.noise_facts, holdout=args.holdout, templates=templates,
+        fallback_templates=fallback, template_split=not args.no_template_split, max_piece=args.max_piece, brackets=not args.no_brackets,
         relations=args.relations, query=args.query, context_words=args.context_words, depth=depth_arg(args.depth),
         question=args.question,
     )
@@ -166,6 +174,16 @@ def spec_from_args(args: argparse.Namespace) -> DatasetSpec:
         train_k=parse_ks(args.k), test_k=parse_ks(args.test_k, "--test-k"), noise=noise[0], test_noise=test_noise,
         train_rows=args.train_rows, test_rows=args.test_rows, seed=args.seed, config=config,
     )
+
+
+def kinship_choice(args: argparse.Namespace) -> tuple[str, str, str]:
+    """(KB, templates, fallback templates) of the arguments: with ``--kinship``, the compiled KB of
+    the terminology and its own sentences (unless other --templates are given), no fallback."""
+    kb = kb_argument(args)
+    if args.kinship is None or args.templates != "paraphrase":
+        return kb, args.templates, args.fallback_templates
+    fields = kinship_fields(args.kinship)
+    return kb, fields["templates"], fields["fallback_templates"]
 
 
 def run(args: argparse.Namespace) -> int:

@@ -7,6 +7,7 @@ import random
 from typing import Iterator
 
 from clutrr.commands.generate import depth_arg
+from clutrr.commands.kinship import kinship_fields
 from clutrr.core.memory import QUERY_KINDS
 from clutrr.core.noise import NOISE_KINDS
 from clutrr.story.generator import GeneratorConfig, check_request, make_example
@@ -41,6 +42,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="without DATA: pad each story to about N words, as clutrr generate (default 0: none)")
     p.add_argument("--depth", default="spread",
                    help="without DATA: where a padded story's own sentences go, as clutrr generate (default spread)")
+    p.add_argument("--kinship", default=None, metavar="NAME|PATH",
+                   help="without DATA: stories in a kinship system's terms, as clutrr generate --kinship")
     p.add_argument("--draw", metavar="FILE", default=None,
                    help="also draw each story's graph to FILE (.svg or .png; several: FILE-1.svg, FILE-2.svg, ...)")
     p.add_argument("--items", metavar="ITEMS", default=None,
@@ -86,8 +89,9 @@ def _questions(path) -> dict[str, Question]:
 
 
 def _generated(args: argparse.Namespace) -> Iterator[tuple[StoryRow, StoryRow, Question | None]]:
+    system = kinship_fields(args.kinship) if args.kinship else {}
     config = GeneratorConfig(query=args.query, context_words=args.context_words, depth=depth_arg(args.depth),
-                             question=args.question)
+                             question=args.question, **system)
     config.validate()
     check_request(args.k, args.noise, args.split, config)
     for i in range(args.n):

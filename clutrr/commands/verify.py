@@ -12,6 +12,7 @@ from clutrr.diagnostics.verify import VERDICTS, summarize, verify_file
 from clutrr.io.bounded import loads as bounded_loads
 from clutrr.io.datadir import count_rows
 from clutrr.io.staging import write_file
+from clutrr.commands.kinship import kb_argument
 from clutrr.errors import UsageError
 
 NAME = "verify"
@@ -22,6 +23,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     """Options of the verify command."""
     p.add_argument("paths", nargs="+", help="CSV files or directories holding them")
     p.add_argument("--kb", default="kinship", help="kinship, kinship-blood, clutrr_v1 or a rules file (default kinship)")
+    p.add_argument("--kinship", default=None, metavar="NAME|PATH",
+                   help="verify under a kinship system's derived rules (as clutrr generate --kinship)")
     p.add_argument("--show", type=int, default=3, help="rows to list per file and verdict (default 3)")
     p.add_argument("--json", dest="json_out", default=None, help="also write the full report to this JSON file")
 
@@ -66,7 +69,7 @@ def _table_line(name: str, width: int, rows: int, counts: dict[str, int]) -> str
 
 def run(args: argparse.Namespace) -> int:
     """Verify each file, print a table and examples; exit 1 if any row is not entailed."""
-    kb = load_kb(args.kb)
+    kb = load_kb(kb_argument(args))
     if args.json_out:
         _check_report_path(Path(args.json_out))
     files = _csv_files(args.paths)

@@ -86,7 +86,7 @@ class Family:
         parent[people[has], dads[has]] = parent[people[has], mums[has]] = True
         has = partners >= 0
         married[people[has], partners[has]] = True
-        self.masks = relation_masks(kb, parent, married)
+        self.masks = relation_masks(kb, parent, married, self.gender)
         self.single_mask = self.masks.sum(axis=0, dtype=np.uint8) == 1
         p = len(self.masks)
         rows = bit_rows(np.concatenate([self.masks, self.single_mask[None], self.masks.transpose(0, 2, 1)]))

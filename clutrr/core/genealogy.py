@@ -1,7 +1,8 @@
 """Relations derived from primitive genealogy (parent, spouse) by the KB's definitions.
 
 A definition is an expression over relation matrices: ``parent`` and ``spouse`` are the
-primitives, ``self`` is the identity, other names are predicates of the file (inside the
+primitives, ``self`` is the identity, ``male`` and ``female`` hold each man (woman) to himself
+(so ``parent . male`` is the father and ``male . parent`` a man's parent), other names are predicates of the file (inside the
 definition of a predicate that shares a primitive's name, that name is the primitive). Operators: ``a . b`` (composition: b of a), ``a | b`` (union), ``a - b``
 (difference), ``~a`` (inverse), parentheses. ``M[x, y]`` is true when y is x's relation.
 """
@@ -80,13 +81,13 @@ def parse_definition(text: str) -> tuple:
     return tree
 
 
-_BASE = ("parent", "spouse", "self")
+_BASE = ("parent", "spouse", "self", "male", "female")
 
 
 class _Program:
     """A KB's definitions compiled to straight-line steps over boolean relation matrices.
 
-    Slots 0-2 hold parent, spouse and self; each step ``(op, a, b)`` appends a slot.
+    Slots 0-4 hold parent, spouse, self, male and female; each step ``(op, a, b)`` appends a slot.
     Equal subexpressions share one slot, so ``~parent`` is computed once per family.
     """
 
@@ -101,6 +102,8 @@ class _Program:
         self._trees = trees
         self._active: set[str] = set()
         self.outputs = [self._predicate(p.name) for p in kb.predicates]
+        used = {a for _, a, _ in self.steps} | {b for _, _, b in self.steps} | set(self.outputs)
+        self.sexed = bool(used & {_BASE.index("male"), _BASE.index("female")})
 
     def _emit(self, key: tuple, op: str, a: int, b: int = -1) -> int:
         slot = self._slot.get(key)
@@ -135,12 +138,20 @@ class _Program:
         a, b = self._compile(tree[1], owner), self._compile(tree[2], owner)
         return self._emit((op, a, b), op, a, b)
 
-    def run(self, parent: np.ndarray, spouse: np.ndarray) -> np.ndarray:
-        """Every predicate's matrix, stacked in KB order, from the primitive matrices."""
+    def run(self, parent: np.ndarray, spouse: np.ndarray, gender: np.ndarray | None = None) -> np.ndarray:
+        """Every predicate's matrix, stacked in KB order, from the primitive matrices
+        (``gender[i]``: 0 male, 1 female; needed only by definitions that use male or female)."""
         n = parent.shape[0]
         eye = np.eye(n, dtype=bool)
         others = ~eye
-        slots = [parent, spouse, eye]
+        if gender is None:
+            if self.sexed:
+                raise KBError("a definition uses male or female, but the people's genders are not given")
+            sex = {3: np.ones(n, dtype=bool), 4: np.ones(n, dtype=bool)}
+        else:
+            is_female = np.asarray(gender).astype(bool)
+            sex = {3: ~is_female, 4: is_female}  # the male and female slots' diagonals
+        slots = [parent, spouse, eye, np.diag(sex[3]), np.diag(sex[4])]
         floats: dict[int, np.ndarray] = {}  # slot -> its float32 copy, for products
 
         def as_float(i: int) -> np.ndarray:
@@ -150,7 +161,11 @@ class _Program:
             return hit
 
         for op, a, b in self.steps:
-            if op == ".":
+            if op == "." and b in sex:  # then a man (woman): keep the columns of men (women)
+                out = slots[a] & sex[b][None, :]
+            elif op == "." and a in sex:
+                out = slots[b] & sex[a][:, None]
+            elif op == ".":
                 out = compose(slots[a], slots[b], as_float(a), as_float(b))
             elif op == "~":
                 out = slots[a].T
@@ -195,13 +210,14 @@ def _program(kb: KB) -> _Program:
     return hit[1]
 
 
-def relation_masks(kb: KB, parent: np.ndarray, spouse: np.ndarray) -> np.ndarray:
+def relation_masks(kb: KB, parent: np.ndarray, spouse: np.ndarray, gender: np.ndarray | None = None) -> np.ndarray:
     """Boolean array ``[predicate, x, y]``: y is x's predicate, by the KB's definitions.
 
-    ``parent[x, y]`` is true when y is a parent of x; ``spouse`` is symmetric.
+    ``parent[x, y]`` is true when y is a parent of x; ``spouse`` is symmetric; ``gender[x]``
+    (0 male, 1 female) is needed when a definition uses ``male`` or ``female``.
     The diagonal is always false: nobody is their own relative.
     """
-    return _program(kb).run(np.asarray(parent, dtype=bool), np.asarray(spouse, dtype=bool))
+    return _program(kb).run(np.asarray(parent, dtype=bool), np.asarray(spouse, dtype=bool), gender)
 
 
 def bit_rows(masks: np.ndarray) -> list[list[int]]:

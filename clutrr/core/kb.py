@@ -44,13 +44,19 @@ _UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG,
 
 @dataclass(frozen=True)
 class Predicate:
-    """A gender-neutral relation such as ``child``, with its gendered surface words."""
+    """A gender-neutral relation such as ``child``, with its gendered surface words.
+
+    In a KB compiled from a kinship terminology (:mod:`clutrr.kinship`) a predicate is one
+    term: its word is the same for both genders, or missing (None) for a gender the term
+    never names.
+    """
 
     name: str
     index: int
-    words: tuple[str, str]
+    words: tuple[str | None, str | None]
     inverse: int  # -1 when the KB declares none
     definition: str | None
+    speaker: int = -1  # a terminology's term as said by a man (0) or a woman (1) only; -1: by anyone
 
 
 @dataclass
@@ -65,6 +71,8 @@ class KB:
     predicates: list[Predicate]
     rules: dict[tuple[int, int], int]
     aliases: dict[str, str] = field(default_factory=dict)
+    system: str = ""  # the kinship terminology compiled into this KB ("" for a rules file)
+    glossary: dict[str, str] = field(default_factory=dict)  # a terminology's word -> its definition
 
     def __post_init__(self) -> None:
         self.index = {p.name: p.index for p in self.predicates}
@@ -72,7 +80,8 @@ class KB:
         self.word_index: dict[str, tuple[int, int]] = {}
         for p in self.predicates:
             for g, w in enumerate(p.words):
-                self.word_index[w] = (p.index, g)
+                if w is not None and w not in self.word_index:  # a word of both genders: its male entry
+                    self.word_index[w] = (p.index, g)
         for alias, word in self.aliases.items():
             self.word_index[alias] = self.word_index[word]
         n = len(self.predicates)
@@ -92,8 +101,12 @@ class KB:
 
     @property
     def words(self) -> list[str]:
-        """All gendered relation words (the label vocabulary), predicate by predicate."""
-        return [w for p in self.predicates for w in p.words]
+        """All gendered relation words (the label vocabulary), predicate by predicate, each once."""
+        return list(dict.fromkeys(w for p in self.predicates for w in p.words if w is not None))
+
+    def word_types(self) -> list[tuple[int, int]]:
+        """Every (predicate, gender) that has a word, in word order."""
+        return [(p.index, g) for p in self.predicates for g in (0, 1) if p.words[g] is not None]
 
     def word(self, pred: int, gender: int) -> str:
         """The word for predicate ``pred`` when the person who is that relation has ``gender``."""
@@ -102,6 +115,16 @@ class KB:
     def parse_word(self, word: str) -> tuple[int, int]:
         """(predicate index, gender index) of a relation word; raises KeyError if unknown."""
         return self.word_index[word.strip().lower()]
+
+    def fact_predicate(self, word: str, head_gender: int) -> int:
+        """The predicate a relation word states about a head of ``head_gender`` (a terminology
+        may name one term by two predicates, one per speaker sex); raises KeyError if unknown."""
+        p, g = self.parse_word(word)
+        canonical = self.predicates[p].words[g]
+        for q in self.predicates:
+            if canonical in q.words and q.speaker in (-1, head_gender):
+                return q.index
+        return p
 
     def compose(self, a: int, b: int) -> int:
         """The predicate that ``a`` then ``b`` gives, or -1 when no rule applies."""
@@ -214,15 +237,18 @@ def parse_kb(text: str, path: str = "<string>") -> KB:
     index = {n: i for i, n in enumerate(names)}
     predicates: list[Predicate] = []
     seen_words: dict[str, str] = {}
+    terminology = data.get("terminology") is not None  # compiled from a terminology: one word per term
     for name, spec in preds_raw.items():
         spec = spec or {}
         words = spec.get("words") or {}
         for g in GENDERS:
-            if not words.get(g):
+            if not words.get(g) and not (terminology and any(words.get(h) for h in GENDERS)):
                 raise KBError(f"{path}: predicate {name!r} has no {g} word")
         for g in GENDERS:
+            if not words.get(g):
+                continue
             w = str(words[g])
-            if w in seen_words:
+            if not terminology and w in seen_words:  # a terminology's word may name one term per speaker
                 raise KBError(f"{path}: word {w!r} is used by both {seen_words[w]!r} and {name!r}")
             seen_words[w] = name
         if spec.get("symmetric"):
@@ -235,8 +261,9 @@ def parse_kb(text: str, path: str = "<string>") -> KB:
                 raise KBError(f"{path}: predicate {name!r} has unknown inverse {inverse!r}")
         predicates.append(
             Predicate(
-                name, index[name], (str(words["male"]), str(words["female"])),
+                name, index[name], tuple(str(words[g]) if words.get(g) else None for g in GENDERS),
                 -1 if inverse is None else index[inverse], spec.get("define"),
+                GENDERS.index(spec["speaker"]) if spec.get("speaker") in GENDERS else -1,
             )
         )
     for p in predicates:
@@ -279,6 +306,8 @@ def parse_kb(text: str, path: str = "<string>") -> KB:
         predicates=predicates,
         rules=rules,
         aliases=aliases,
+        system=str((data.get("terminology") or {}).get("name", "")) if terminology else "",
+        glossary={str(k): str(v) for k, v in (data.get("glossary") or {}).items()},
     )
 
 

@@ -35,6 +35,8 @@ class StoryRow:
     text_target: list[str] = field(default_factory=list)
     text_query: str = ""
     syn_story: str = ""
+    kin_type: str = ""  # a kinship system's rows (``--kinship``): the answer person's kin type
+    glossary: list[str] = field(default_factory=list)  # and the definitions of the story's terms
 
     @property
     def k(self) -> int:

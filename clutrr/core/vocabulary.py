@@ -61,8 +61,10 @@ def word_mask(kb: KB, words: tuple[str, ...] | None) -> WordMask:
     for w in words or ():
         if w not in kb.word_index:
             raise UsageError(f"relation vocabulary word {w!r} is not a word of KB {kb.name!r}")
-        p, g = kb.word_index[w]
-        allowed[p][g] = True
+        canonical = kb.word(*kb.word_index[w])
+        for p in kb.predicates:  # a terminology's word may name a term for each speaker sex
+            for g in (0, 1):
+                allowed[p.index][g] |= p.words[g] == canonical
     return tuple((a, b) for a, b in allowed)
 
 
@@ -90,5 +92,4 @@ def reachable_targets(kb: KB, vocabulary: Vocabulary, k: int) -> list[tuple[int,
     """Target words (predicate, gender), in KB word order, that stories of k facts can ask."""
     reach = _reachable(frozenset(kb.rules.items()), word_mask(kb, vocabulary.edges), k)
     targets = word_mask(kb, vocabulary.targets)
-    pairs = [kb.word_index[w] for w in kb.words]
-    return [(p, g) for p, g in pairs if (p, g) in reach and targets[p][g]]
+    return [(p, g) for p, g in kb.word_types() if (p, g) in reach and targets[p][g]]

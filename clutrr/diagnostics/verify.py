@@ -36,8 +36,10 @@ def row_facts(kb: KB, row: StoryRow) -> list[tuple[int, int, int]]:
     genders = [g for _, g in row.genders]
     facts = []
     for (a, b), word in zip(row.story_edges, row.edge_types):
-        pred, g = kb.parse_word(word)
-        if GENDERS[g] != genders[b]:
+        pred = kb.parse_word(word)[0]
+        if genders[a] in GENDERS:
+            pred = kb.fact_predicate(word, GENDERS.index(genders[a]))
+        if genders[b] not in GENDERS or kb.word(pred, GENDERS.index(genders[b])) != kb.word(*kb.parse_word(word)):
             raise ValueError(f"word {word!r} does not fit the gender of {row.genders[b][0]}")
         facts.append((a, pred, b))
     return facts

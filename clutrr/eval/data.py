@@ -88,6 +88,7 @@ class EvalSet:
         self._other_ids: set[str] | None = None
         self.golds = golds
         self.kb = kb
+        self.glossary = True  # a kinship system's questions hold the definitions of the story's terms
         self.splits = list(dict.fromkeys(g.split for g in golds))
         self.source = "clutrr" if any(g.heldout is not None for g in golds) else "released"
         self.by_id: dict[str, int | None] = {}
@@ -132,7 +133,8 @@ class EvalSet:
         """The plain-data item of gold ``i`` (see :mod:`clutrr.eval.items`); without its
         ``answer`` field when ``answer`` is False (what a model under test is shown)."""
         g = self.golds[i]
-        item = make_item(g.row, split=g.split, noise=g.noise, index=g.index, seed=g.seed, pattern_heldout=g.heldout)
+        item = make_item(g.row, split=g.split, noise=g.noise, index=g.index, seed=g.seed, pattern_heldout=g.heldout,
+                         glossary=self.glossary)
         if not answer:
             del item["answer"]
         return item
@@ -143,8 +145,8 @@ class EvalSet:
 
     def train_items(self) -> list[dict]:
         """The items of the training file(s), e.g. the pool for k-shot prompts."""
-        return [make_item(g.row, split=g.split, noise=g.noise, index=g.index, seed=g.seed, pattern_heldout=g.heldout)
-                for g in self.train]
+        return [make_item(g.row, split=g.split, noise=g.noise, index=g.index, seed=g.seed, pattern_heldout=g.heldout,
+                          glossary=self.glossary) for g in self.train]
 
 
 def _golds(part: Split, kb: str) -> list[Gold]:

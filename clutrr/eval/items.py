@@ -3,7 +3,8 @@
 An item is a dict of str, int, bool, None, lists and dicts only (``json.dumps`` takes it)::
 
     id        the row id
-    question  the story (brackets removed) and "How is TAIL related to HEAD?"
+    question  the story (brackets removed) and "How is TAIL related to HEAD?" (between them, for
+              a story in a kinship system's terms, the definitions of its terms)
     answer    the relation word: what TAIL is to HEAD
     story     the story as stored (names in [brackets])
     query     [HEAD, TAIL]
@@ -24,15 +25,16 @@ from clutrr.llm.prompts import question_text
 
 
 def make_item(row: StoryRow, *, split: str, noise: str, index: int | None = None, seed: int | None = None,
-              pattern_heldout: bool | None = None) -> dict:
-    """The item of a CSV row (see the module docstring for its fields)."""
+              pattern_heldout: bool | None = None, glossary: bool = True) -> dict:
+    """The item of a CSV row (see the module docstring for its fields); the question of a
+    kinship system's row holds its glossary unless ``glossary`` is False."""
     head, tail = row.query
     types = list(row.edge_types)
     facts = [{"head": int(a), "relation": types[i] if i < len(types) else None, "tail": int(b)}
              for i, (a, b) in enumerate(row.story_edges)]
     return {
         "id": row.id,
-        "question": question_text(row.story, head, tail),
+        "question": question_text(row.story, head, tail, row.glossary if glossary else ()),
         "answer": row.target,
         "story": row.story,
         "query": [head, tail],

@@ -18,9 +18,8 @@ from typing import Any
 from clutrr.errors import UsageError
 from clutrr.graph.draw import require_matplotlib
 from clutrr.graph.output import check_targets, picture_paths, save_figure
+from clutrr.kinship.terminology import SPEAKERS, parse_kin_type, speaker_table
 
-SPEAKERS = ("male", "female")
-PREFIX = {"ms": "male", "ws": "female"}
 # (kin type, x, generation). "P" stands for the spouse: W for a male speaker, H for a female one.
 SLOTS = (
     ("FF", 3.0, 2), ("FM", 4.0, 2), ("MF", 11.5, 2), ("MM", 12.5, 2),
@@ -47,16 +46,11 @@ GOLDEN = 0.381966  # hue step for terms past Kelly's list
 
 
 def speaker_terms(system: dict[str, Any]) -> dict[tuple[str, str], str]:
-    """A terminology file's ``terms`` as (speaker, kin type) -> term, speaker "male" or "female".
-
-    A kin type without a ``ms ``/``ws `` prefix is entered for both speakers."""
-    out: dict[tuple[str, str], str] = {}
-    for term, entry in system["terms"].items():
-        for kin_type in entry["kin_types"]:
-            prefix, _, bare = str(kin_type).rpartition(" ")
-            for speaker in ([PREFIX[prefix]] if prefix else SPEAKERS):
-                out[(speaker, bare)] = term
-    return out
+    """A terminology file's ``terms`` as (speaker, kin type) -> term, speaker "male" or "female"
+    (:func:`clutrr.kinship.terminology.speaker_table`: a kin type without a ``ms ``/``ws ``
+    prefix is entered for both speakers)."""
+    return speaker_table({term: [parse_kin_type(kt) for kt in entry["kin_types"]]
+                          for term, entry in system["terms"].items()})
 
 
 def _spouse(speaker: str) -> str:

@@ -20,6 +20,9 @@ COLUMNS = (
     "f_comb", "task_name", "story_edges", "edge_types", "query_edge", "genders", "syn_story",
     "node_mapping", "task_split",
 )
+# the extra columns of a kinship system's stories (``--kinship``): the kin type of the answer
+# person from the person asked about, and the definitions of the story's terms (a list literal)
+KINSHIP_COLUMNS = ("kin_type", "glossary")
 
 # the columns a file of another question form than ``relation`` adds (clutrr.questions): the
 # form, the question's text, the answer (JSON: a name, a list of names, a count or "yes"/"no"),
@@ -30,9 +33,11 @@ QUESTION_COLUMNS = ("form", "question", "answer", "form_query", "form_target")
 csv.field_size_limit(1 << 24)
 
 
-def csv_columns(question: str = "relation") -> tuple[str, ...]:
-    """The columns of a CSV file whose rows ask ``question`` (the original ones for ``relation``)."""
-    return COLUMNS if question == "relation" else (*COLUMNS, *QUESTION_COLUMNS)
+def csv_columns(question: str = "relation", kinship: bool = False) -> tuple[str, ...]:
+    """The columns (after the index column) of a CSV file whose rows ask ``question`` (the
+    original ones for ``relation``), then :data:`KINSHIP_COLUMNS` for a kinship system's rows."""
+    asked = COLUMNS if question == "relation" else (*COLUMNS, *QUESTION_COLUMNS)
+    return (*asked, *KINSHIP_COLUMNS) if kinship else asked
 
 
 class RowParseError(ValueError):
@@ -98,7 +103,8 @@ def parse_row(rec: dict[str, str]) -> StoryRow:
         task_name=rec["task_name"], story_edges=edges, edge_types=types, query_edge=qedge,
         genders=genders, node_mapping=mapping, task_split=rec["task_split"],
         text_target=list(text_target), text_query=rec.get("text_query", ""), syn_story=rec.get("syn_story", ""),
-    )
+        kin_type=rec.get("kin_type") or "",
+        glossary=list(_literal(rec["glossary"], "glossary")) if rec.get("glossary") else [])
 
 
 def csv_parts(path: str | Path) -> list[Path]:

@@ -48,12 +48,13 @@ class TextShard:
     is False: a piece of a shard), whose columns are those of rows asking ``question``. The rows
     come encoded; the file's sha256 is taken as it is written (``sha256`` once closed)."""
 
-    def __init__(self, store: Store, name: str, fmt: str, header: bool = True, question: str = "relation") -> None:
+    def __init__(self, store: Store, name: str, fmt: str, header: bool = True, question: str = "relation",
+                 kinship: bool = False) -> None:
         self.fmt = fmt
         self._fh = store.writer(name)
         self.sha256: str | None = None
         if fmt == "csv" and header:
-            self._fh.write(csv_line(["", *csv_columns(question)]).encode())
+            self._fh.write(csv_line(["", *csv_columns(question, kinship)]).encode())
 
     def write(self, result: TaskResult) -> None:
         """Append the result's rows."""
@@ -79,7 +80,7 @@ class ParquetShard:
     """
 
     def __init__(self, store: Store, name: str, fmt: str = "parquet", header: bool = True,
-                 question: str = "relation") -> None:
+                 question: str = "relation", kinship: bool = False) -> None:
         self._store, self._name, self._question = store, name, question
         self.sha256: str | None = None
         self.schema = None
@@ -99,18 +100,20 @@ class ParquetShard:
             if len(self._buffer) >= ROW_GROUP or self._text >= ROW_GROUP_TEXT:
                 self._flush()
 
-    def schema_for(self, context: bool):
-        """The Parquet schema of the file's records (a padded story's with ``context``)."""
+    def schema_for(self, context: bool, kinship: bool = False):
+        """The Parquet schema of the file's records (a padded story's with ``context``, a kinship
+        system's with ``kinship``)."""
         from clutrr.io.schema import arrow_schema
 
-        return arrow_schema(context=context, question=self._question)
+        return arrow_schema(context=context, question=self._question, kinship=kinship)
 
     def _flush(self) -> None:
         import pyarrow as pa
         import pyarrow.parquet as pq
 
         if self._writer is None:
-            self.schema = self.schema_for(bool(self._buffer) and "context" in self._buffer[0])
+            first = self._buffer[0] if self._buffer else {}
+            self.schema = self.schema_for("context" in first, kinship="kin_type" in first)
             self._fh = self._store.writer(self._name)
             self._writer = pq.ParquetWriter(self._fh, self.schema, compression="zstd")
         if self._buffer:
@@ -131,16 +134,18 @@ WRITERS: dict[str, Callable[..., TextShard | ParquetShard]] = {
 
 
 def open_shard(store: Store, name: str, fmt: str, header: bool = True,
-               question: str = "relation") -> TextShard | ParquetShard:
+               question: str = "relation", kinship: bool = False) -> TextShard | ParquetShard:
     """A writer for one shard file of format ``fmt`` (``header=False``: a piece without the CSV
-    header) of rows asking ``question``."""
-    return WRITERS[fmt](store, name, fmt, header, question)
+    header) of rows asking ``question``; ``kinship``: a kinship system's rows, whose CSV header
+    adds :data:`clutrr.io.csv_format.KINSHIP_COLUMNS` (Parquet finds them in the first record)."""
+    return WRITERS[fmt](store, name, fmt, header, question, kinship)
 
 
-def join_pieces(store: Store, pieces: list[str], name: str, fmt: str, question: str = "relation") -> str:
+def join_pieces(store: Store, pieces: list[str], name: str, fmt: str, question: str = "relation",
+                kinship: bool = False) -> str:
     """Write shard file ``name`` from its pieces' files in order (each written with
     ``header=False``), giving the bytes a direct write would give; returns its sha256."""
-    writer = open_shard(store, name, fmt, question=question)
+    writer = open_shard(store, name, fmt, question=question, kinship=kinship)
     for piece in pieces:
         if fmt == "parquet":  # records again, so row groups are cut as in a direct write
             rows = _old_rows(store, piece, fmt)
@@ -173,11 +178,11 @@ def _old_rows(store: Store, name: str, fmt: str):
 
 
 def rewrite_shard(store: Store, name: str, fmt: str, start: int, new_rows: dict[int, TaskResult],
-                  question: str = "relation") -> str:
+                  question: str = "relation", kinship: bool = False) -> str:
     """Rewrite shard file ``name`` (first row at position ``start``), putting ``new_rows``
     (position -> a one-row result) in place of the old rows at those positions; returns its new sha256."""
     tmp = name + ".rewrite"
-    writer = open_shard(store, tmp, fmt, question=question)
+    writer = open_shard(store, tmp, fmt, question=question, kinship=kinship)
     for pos, old in enumerate(_old_rows(store, name, fmt), start):
         if pos in new_rows:
             writer.write(new_rows[pos])

@@ -59,6 +59,10 @@ CONTEXT: dict[str, Type] = {
 }
 
 
+# Records of stories told in a kinship system's terms (``--kinship``) carry two more: the kin
+# type of the answer person from the person asked about, and the definitions of the story's terms.
+KINSHIP: dict[str, Type] = {"kin_type": "str", "glossary": ["list", "str"]}
+
 # Records of stories asking another question form than ``relation`` (``--question``, see
 # clutrr.questions) carry three more fields; ``query`` and ``target`` are then the question's
 # people and relation word. The answer's type is the form's; a file of mixed forms holds, in
@@ -72,14 +76,16 @@ def answer_type(question: str) -> Type:
     return ["union", ANSWER] if question == "mixed" else ANSWER[question]
 
 
-def record_fields(context: bool = False, question: str = "relation") -> dict[str, Type]:
+def record_fields(context: bool = False, question: str = "relation", kinship: bool = False) -> dict[str, Type]:
     """The record's fields: :data:`FIELDS`, the question's for a form other than ``relation``,
-    and ``context`` for padded stories."""
+    ``context`` for padded stories and :data:`KINSHIP` for a kinship system's stories."""
     out = dict(FIELDS)
     if question != "relation":
         out.update({"form": "str", "question": "str", "answer": answer_type(question)})
     if context:
         out["context"] = CONTEXT
+    if kinship:
+        out.update(KINSHIP)
     return out
 
 
@@ -121,10 +127,10 @@ def _arrow(t: Type):
     return pa.struct([(k, _arrow(v)) for k, v in t.items()])
 
 
-def arrow_schema(context: bool = False, question: str = "relation"):
+def arrow_schema(context: bool = False, question: str = "relation", kinship: bool = False):
     """The record as a ``pyarrow.Schema`` (Parquet columns; a padded story's with ``context``,
-    a row's asking ``question``)."""
-    return arrow_schema_of(record_fields(context, question))
+    a row's asking ``question``, a kinship system's with ``kinship``)."""
+    return arrow_schema_of(record_fields(context, question, kinship))
 
 
 def arrow_schema_of(fields: dict[str, Type]):

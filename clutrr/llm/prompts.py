@@ -9,7 +9,9 @@ OpenAI-compatible chat-completions servers. Two styles are registered in :data:`
 
 ``system_prompt`` replaces the system message (``{words}`` in it becomes the list of
 relation words); a :class:`PromptTemplate` replaces each question's text, with the
-placeholders ``{story}``, ``{head}``, ``{tail}``, ``{question}`` and ``{words}``.
+placeholders ``{story}``, ``{head}``, ``{tail}``, ``{question}`` and ``{words}``. A story
+told in a kinship system's terms (``clutrr generate --kinship``) carries a glossary, which
+:func:`question_text` puts between the story and the question.
 :func:`build_completion_prompt` writes one text ending in ``Answer:`` for a base model on
 a completions endpoint. Shots come from :func:`select_shots`, a deterministic draw from
 training items.
@@ -63,9 +65,15 @@ def strip_brackets(text: str) -> str:
     return re.sub(r"\[([^\[\]]*)\]", r"\1", text)
 
 
-def question_text(story: str, head: str, tail: str) -> str:
-    """The story and the question asking what ``tail`` is to ``head``."""
-    return f"{strip_brackets(story)}\nHow is {tail} related to {head}?"
+GLOSSARY_HEAD = "The relation words of this story mean, for any person X:"
+
+
+def question_text(story: str, head: str, tail: str, glossary: Sequence[str] = ()) -> str:
+    """The story and the question asking what ``tail`` is to ``head``; with a kinship system's
+    ``glossary`` (definitions of the story's terms), the definitions between the two."""
+    defined = "".join(f"\n{line}" for line in glossary)
+    middle = f"\n{GLOSSARY_HEAD}{defined}" if glossary else ""
+    return f"{strip_brackets(story)}{middle}\nHow is {tail} related to {head}?"
 
 
 def _ask(item: dict, words: list[str], template: PromptTemplate | None) -> str:

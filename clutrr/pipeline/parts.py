@@ -24,7 +24,7 @@ from clutrr.io.rows import Task, TaskResult
 from clutrr.io.shards import Piece, Shard, blocks
 from clutrr.io.store import Store, open_store
 from clutrr.pipeline.spec import task_size
-from clutrr.pipeline.tasks import TaskContext, add_counts, run_task
+from clutrr.pipeline.tasks import TaskContext, add_counts, kinship, run_task
 
 
 def write_piece(ctx: TaskContext, piece: Piece) -> dict:
@@ -33,7 +33,7 @@ def write_piece(ctx: TaskContext, piece: Piece) -> dict:
     shard, whole = piece.shard, piece.count == 1
     names = mf.shard_files(shard, ctx.formats) if whole else \
         {fmt: mf.piece_file(shard, piece.number, fmt) for fmt in ctx.formats}
-    writers = {fmt: open_shard(work, name, fmt, header=whole, question=ctx.config.question) for fmt, name in names.items()}
+    writers = {fmt: open_shard(work, name, fmt, whole, ctx.config.question, kinship(ctx)) for fmt, name in names.items()}
     _, hash_name, pattern_name = mf.part_names(shard, None if whole else piece.number)
     labels: Counter = Counter()
     patterns: Counter = Counter()
@@ -67,7 +67,7 @@ def join_file(ctx: TaskContext, job: tuple[Shard, str, int]) -> str:
     work = open_store(ctx.work)
     name = mf.shard_files(shard, (fmt,))[fmt]
     return join_pieces(work, [mf.piece_file(shard, i, fmt) for i in range(count)], name, fmt,
-                       ctx.config.question)
+                       ctx.config.question, kinship(ctx))
 
 
 def seal_shard(work: Store, shard: Shard, formats: tuple[str, ...], pieces: list[dict], sha: dict[str, str]) -> dict:
@@ -102,7 +102,7 @@ def rewrite_rows(ctx: TaskContext, job: tuple[Shard, dict[int, int]]) -> dict:
     old = regenerate(ctx, shard.file.number, {p: 0 for p in attempts}, formats=())
     rows = _by_row(new)
     work = open_store(ctx.work)
-    sha = {fmt: rewrite_shard(work, name, fmt, shard.start, rows, ctx.config.question)
+    sha = {fmt: rewrite_shard(work, name, fmt, shard.start, rows, ctx.config.question, kinship(ctx))
            for fmt, name in mf.shard_files(shard, ctx.formats).items()}
     return {"sha256": sha, "new": [row_stats(r) for r in new], "old": [row_stats(r) for r in old]}
 

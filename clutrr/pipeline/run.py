@@ -34,6 +34,7 @@ from clutrr.io.lock import unlock_output
 from clutrr.io.ownership import DATASET
 from clutrr.io.staging import PARTIAL_STAMP, partial_dir, real_target, replace_dir, staging_dir
 from clutrr.io.store import LocalStore, Store, local_path, open_store
+from clutrr.kinship.derive import shown_source
 from clutrr.pipeline.parts import join_file, rewrite_rows, seal_shard, write_piece
 from clutrr.pipeline.spec import MAX_SHARDS, ROWS_PER_SHARD, DatasetSpec, RunOptions, plan_pieces, task_size
 from clutrr.pipeline.tasks import RowFailure, TaskContext, add_counts, prepare, run_task, text_measures
@@ -407,7 +408,7 @@ def bank_facts(config: GeneratorConfig, seed: int) -> dict:
     templates dropped by the checker and clauses filled from the fallback (the measures of
     the stories themselves are summed from the workers' :class:`TextTally` counts)."""
     return {
-        "templates": config.templates, "fallback_templates": config.fallback_templates,
+        "templates": shown_source(config.templates), "fallback_templates": shown_source(config.fallback_templates),
         "dropped_templates": usable_bank(config.templates, config.kb).dropped,
         "filled_from_fallback": {split: filled_clauses(b) for split, b in banks(config, seed).items()},
     }
@@ -417,7 +418,7 @@ def template_split(spec: DatasetSpec) -> dict:
     """The template holdout: which templates each split may use (test ids listed)."""
     parts = banks(spec.config, spec.seed)
     return {
-        "source": spec.config.templates, "template_split": spec.config.template_split,
+        "source": shown_source(spec.config.templates), "template_split": spec.config.template_split,
         "train_templates": len(parts["train"]), "test_templates": len(parts["test"]),
         "test_template_ids": sorted(t.id for t in parts["test"].templates()) if spec.config.template_split else [],
     }
@@ -425,6 +426,8 @@ def template_split(spec: DatasetSpec) -> dict:
 
 def _spec_dict(spec: DatasetSpec) -> dict:
     d = asdict(spec)
+    for key in ("kb", "templates", "fallback_templates"):
+        d["config"][key] = shown_source(d["config"][key])
     if spec.config.question == "relation":  # a default run's config.json keeps the bytes it had before --question
         del d["config"]["question"]
     d["train_k"], d["test_k"], d["test_noise"] = list(spec.train_k), list(spec.test_k), list(spec.test_noise)

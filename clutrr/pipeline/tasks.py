@@ -43,6 +43,11 @@ def prepare(ctx: TaskContext) -> None:
     banks(ctx.config, ctx.seed)
 
 
+def kinship(ctx: TaskContext) -> bool:
+    """Whether the run's stories speak a kinship system's terms (their files add its columns)."""
+    return bool(load_kb(ctx.config.kb).system)
+
+
 def run_task(ctx: TaskContext, task: Task) -> TaskResult:
     """Generate and encode the task's rows. Raises RowFailure when a row cannot be built."""
     f = ctx.files[task.file]
@@ -62,6 +67,8 @@ def run_task(ctx: TaskContext, task: Task) -> TaskResult:
             raise RowFailure(k, noise, split) from None
         if csv:
             cells = row_fields(ex.row) if ex.question is None else [*row_fields(ex.row), *ex.question_cells]
+            if ex.kb.system:
+                cells = [*cells, ex.row.kin_type, repr(ex.row.glossary)]
             out.csv.append(csv_line([pos, *cells]).encode())
         if jsonl:
             out.jsonl.append(json_line(ex.record))

@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import json
 import os
-import stat
-import warnings
 from pathlib import Path
 
+from clutrr.paths import trusted
 from clutrr.render.templates import Bank, Template
 
 try:  # optional (pip install 'clutrr[fast]'): the same data, read about three times faster
@@ -22,29 +21,6 @@ except ImportError:  # pragma: no cover - depends on the environment
     from json import loads
 
 FORMAT = 1  # of compiled bank files; their names also change with the code that writes them
-
-
-def cache_dir() -> Path:
-    """The folder of cached flags and banks (it may not exist yet)."""
-    if os.environ.get("CLUTRR_CACHE_DIR"):
-        return Path(os.environ["CLUTRR_CACHE_DIR"])
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "clutrr"
-
-
-def trusted(path: Path) -> bool:
-    """Whether cache file ``path`` exists, is a regular file owned by this user, and is not
-    writable by group or others; a file that exists but fails is reported once (a warning)."""
-    try:
-        st = path.stat()
-    except OSError:
-        return False
-    getuid = getattr(os, "getuid", None)
-    mine = getuid is None or st.st_uid == getuid()
-    if stat.S_ISREG(st.st_mode) and mine and not st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
-        return True
-    warnings.warn(f"ignoring cache file {path}: it is not a private file of this user", stacklevel=2)
-    return False
 
 
 def load(path: Path) -> object | None:

@@ -204,10 +204,14 @@ def _read_yaml(path: Path) -> tuple[list[Entry], list[str]]:
         for extra in sorted(set(keys) - {"clause", *GENDER_KEYS}):
             problems.append(f"{at}: unknown key {extra!r} (use clause, any, male, female)")
         clause_node = values.get("clause")
-        if not isinstance(clause_node, yaml.ScalarNode) or not str(clause_node.value).strip():
+        if isinstance(clause_node, yaml.SequenceNode) and clause_node.value and \
+                all(isinstance(n, yaml.ScalarNode) and str(n.value).strip() for n in clause_node.value):
+            clause = tuple(str(n.value).strip() for n in clause_node.value)  # words given one by one
+        elif not isinstance(clause_node, yaml.ScalarNode) or not str(clause_node.value).strip():
             problems.append(f"{at}: every block needs a 'clause' key")
             continue
-        clause = tuple(split_clause(str(clause_node.value).strip()))
+        else:
+            clause = tuple(split_clause(str(clause_node.value).strip()))
         for key in GENDER_KEYS:
             node = values.get(key)
             if node is None or (isinstance(node, yaml.ScalarNode) and node.tag.endswith(":null")):
@@ -381,13 +385,13 @@ def _word_flags(kb: KB, t: Template, lowered: str, literal: str, slot_bank: bool
         m = pattern.search(literal)
         if m and gender not in known and slot_bank:  # literal pronouns: the reader checks them
             out.append(Flag("4", f"pronoun {m.group(0)!r} but no entity is known to be {gender}", m.group(0)))
-    hedge = hedge_pattern(tuple(p.words for p in kb.predicates)).search(literal)
+    hedge = hedge_pattern(tuple(p.words for p in kb.predicates if None not in p.words and p.words[0] != p.words[1])).search(literal)
     if hedge:
         out.append(Flag("2", "hedges the gender: write male/female templates or a slot", hedge.group(0)))
     for word in t.clause:
         pred = kb.predicates[kb.parse_word(word)[0]]
         if pred.definition and "|" in pred.definition:
-            named = set(pred.words) | (set(kb.predicates[pred.inverse].words) if pred.inverse >= 0 else set())
+            named = {w for w in (*pred.words, *(kb.predicates[pred.inverse].words if pred.inverse >= 0 else ())) if w}
             spaced = lowered.replace(" in law", "-in-law")
             if not any(_names_word(spaced, w) for w in named):
                 out.append(Flag("6", f"states {word!r} without naming it: a description may fit only one of its "

@@ -291,8 +291,11 @@ def lexicon(kb: KB) -> dict[str, tuple[int, int | None, bool]]:
     by_name = {p.name: i for i, p in enumerate(kb.predicates)}
     for i, p in enumerate(kb.predicates):
         for g, w in enumerate(p.words):
-            out[w] = (i, g, False)
-            out[plural(w)] = (i, g, True)
+            if w is None or w in out:  # a term's word for both genders: its first entry
+                continue
+            either = None if p.words[0] == p.words[1] else g
+            out[w] = (i, either, False)
+            out[plural(w)] = (i, either, True)
     for alias, word in {**ALIASES, **kb.aliases}.items():
         if word in kb.word_index:
             pred, g = kb.parse_word(word)

@@ -219,7 +219,8 @@ def parse_bank_file(path: Path) -> list[Template]:
     for block in data:
         if not isinstance(block, dict) or "clause" not in block:
             raise ValueError(f"{path}: every block needs a 'clause' key")
-        clause = tuple(split_clause(str(block["clause"])))
+        words = block["clause"]
+        clause = tuple(str(w) for w in words) if isinstance(words, list) else tuple(split_clause(str(words)))
         for g in GENDER_KEYS:
             for text in block.get(g) or []:
                 out.append(Template(template_id(clause, g, str(text)), clause, g, str(text), str(path)))

@@ -22,7 +22,8 @@ from pathlib import Path
 
 from clutrr.core.kb import GENDERS, load_kb, resolve_kb_path
 from clutrr.core.names import name_files
-from clutrr.render.bank_cache import cache_dir, decode_bank, encode_bank, load, store
+from clutrr.paths import cache_dir
+from clutrr.render.bank_cache import decode_bank, encode_bank, load, store
 from clutrr.render.bank_files import bank_paths, load_bank
 from clutrr.render.templates import Bank, Template
 

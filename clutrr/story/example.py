@@ -12,6 +12,7 @@ from clutrr.core.chainer import Chain
 from clutrr.core.family import Family
 from clutrr.core.kb import GENDERS, KB
 from clutrr.core.records import StoryRow
+from clutrr.kinship.kintypes import kin_type
 from clutrr.questions.forms import Question
 from clutrr.render.stitching import Piece
 
@@ -95,6 +96,9 @@ class Example:
                 self._record.update(self._asked())
             if self.context is not None:
                 self._record["context"] = self.context
+            if self.kb.system:  # a kinship system's terms: the pair's kin type, the terms defined
+                self._record["kin_type"] = self.kin_type
+                self._record["glossary"] = self.glossary
         return self._record
 
     def _asked(self) -> dict:
@@ -111,6 +115,19 @@ class Example:
         q = self.question
         return [q.form, q.text(self.names), json.dumps(q.answer, ensure_ascii=False), json.dumps(list(q.query)),
                 q.target]
+
+    @property
+    def kin_type(self) -> str:
+        """The kin type of the answer person from the person asked about (``B``, ``FZS``)."""
+        qa, qb = self.query
+        return kin_type(self.family, self.people[qa], self.people[qb])
+
+    @property
+    def glossary(self) -> list[str]:
+        """The definitions of the KB's words the story states, in the KB's word order (none for
+        a KB without a glossary)."""
+        used = set(self.words)
+        return [self.kb.glossary[w] for w in self.kb.words if w in used and w in self.kb.glossary]
 
     @property
     def row(self) -> StoryRow:
@@ -136,4 +153,6 @@ class Example:
                 task_split=self.split,
                 text_target=[self.target_piece.text],
             )
+            if self.kb.system:
+                self._row.kin_type, self._row.glossary = self.kin_type, self.glossary
         return self._row
