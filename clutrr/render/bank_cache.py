@@ -8,6 +8,7 @@ fails either test, or does not parse, is ignored and the bank is built again.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from pathlib import Path
@@ -36,15 +37,16 @@ def load(path: Path) -> object | None:
 def store(path: Path, data: object) -> None:
     """Write ``data`` as JSON atomically, readable and writable by this user only; a folder
     that cannot be written is no error (the cache only saves time)."""
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "wb") as fh:
             fh.write(json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode())
         os.replace(tmp, path)
-    except OSError:
-        pass
+    except OSError:  # a full disk, say: leave no partial file behind
+        with contextlib.suppress(OSError):
+            tmp.unlink()
 
 
 def _plan(data: list) -> tuple:
