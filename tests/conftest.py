@@ -1,6 +1,7 @@
 """Shared test helpers: the released CLUTRR data (optional) and the default KB."""
 from __future__ import annotations
 
+import signal
 from pathlib import Path
 
 import pytest
@@ -9,6 +10,11 @@ from clutrr.core.kb import load_kb
 
 REPO = Path(__file__).resolve().parents[1]
 RELEASE = REPO.parent / "shared" / "clutrr-release"
+
+# A suite started in the background by a non-interactive shell inherits SIGINT ignored, and so would
+# every process the tests start; the Ctrl-C tests send it as a terminal would, so restore it.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(scope="session")
