@@ -42,6 +42,7 @@ class Gold:
     heldout: bool | None
     row: StoryRow
     seed: int | None = None
+    asked: dict | None = None  # the JSONL record of a row asking a question form (docs/questions.md)
 
 
 def split_name(stem: str) -> str:
@@ -89,6 +90,7 @@ class EvalSet:
         self.golds = golds
         self.kb = kb
         self.glossary = True  # a kinship system's questions hold the definitions of the story's terms
+        self.forms = False  # items of a question-form folder ask their row's question (clutrr.rl.FileDataset)
         self.splits = list(dict.fromkeys(g.split for g in golds))
         self.source = "clutrr" if any(g.heldout is not None for g in golds) else "released"
         self.by_id: dict[str, int | None] = {}
@@ -134,7 +136,7 @@ class EvalSet:
         ``answer`` field when ``answer`` is False (what a model under test is shown)."""
         g = self.golds[i]
         item = make_item(g.row, split=g.split, noise=g.noise, index=g.index, seed=g.seed, pattern_heldout=g.heldout,
-                         glossary=self.glossary)
+                         glossary=self.glossary, asked=g.asked if self.forms else None)
         if not answer:
             del item["answer"]
         return item
@@ -158,7 +160,8 @@ def _golds(part: Split, kb: str) -> list[Gold]:
         k, noise = (rec["k"], rec["noise"]) if rec else _task(row)
         target = extract_answer(row.target, kb) or row.target.strip().lower()
         golds.append(Gold(row.id, name, rec["index"] if rec else i, k, noise, target,
-                          rec["pattern_heldout"] if rec else None, row, rec["seed"] if rec else None))
+                          rec["pattern_heldout"] if rec else None, row, rec["seed"] if rec else None,
+                          rec if rec and "form" in rec else None))
     return golds
 
 

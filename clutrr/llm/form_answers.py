@@ -12,8 +12,9 @@ last sentence of the reply is read. Within the part read:
   does not count when another is there. Two different names: no answer.
 - ``people``: every story name it mentions, in order, X left out as above; "none", "nobody"
   or "no one" alone is the empty list.
-- ``count``: the first number, in digits or as a word from zero to twenty.
-- ``yesno``: the first "yes" or "no".
+- ``count``: its number, in digits or as a word from zero to twenty; two different numbers
+  ("2 or 3") are no answer.
+- ``yesno``: its "yes" or "no"; both ("yes or no") are no answer.
 
 Names match whole words in any case. ``relation`` questions are read by
 :func:`clutrr.llm.extract.extract_answer` with the query's names.
@@ -24,8 +25,8 @@ import json
 import re
 from collections.abc import Sequence
 
-from clutrr.llm.extract import (ANSWER_MARKER, BOXED, JSON_ANSWER, TAG_CLOSE, TAG_OPEN, THINK_TAGS, clean_text,
-                                extract_answer, final_text, plain_unicode)
+from clutrr.llm.extract import (ANSWER_MARKER, BOXED, JSON_ANSWER, TAG_CLOSE, TAG_OPEN, THINK_TAGS, ThinkTag,
+                                clean_text, extract_answer, final_text, plain_unicode)
 
 NUMBER_WORDS = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
                 "sixteen seventeen eighteen nineteen twenty").split()
@@ -35,13 +36,13 @@ NOBODY = re.compile(r"^\W*(?:none|nobody|no\s+one|no\s+people|no\s+person)\W*$",
 STATEMENT_END = re.compile(r"(?<=[.!?])\s+|\n")
 
 
-def marked_part(text: str, think_tags: Sequence[str] = THINK_TAGS) -> str | None:
+def marked_part(text: str, think_tags: Sequence[ThinkTag] = THINK_TAGS, think_open: bool = False) -> str | None:
     """The part of a reply that gives its answer: what the last final-answer marker holds (see
     the module docstring), else its last sentence; None when a reasoning block is left open
-    or nothing is left."""
+    or nothing is left. With ``think_open`` the reply starts inside a reasoning block."""
     if not text.isascii():
         text = plain_unicode(text)
-    rest = final_text(text, think_tags)
+    rest = final_text(text, think_tags, think_open)
     if not rest or not rest.strip():
         return None
     opens = list(TAG_OPEN.finditer(rest))
@@ -92,18 +93,19 @@ def _named(part: str, names: Sequence[str], asked: str | None) -> list[str]:
 
 
 def read_form_answer(text: str | None, form: str, names: Sequence[str], asked: Sequence[str] = (),
-                     kb: str = "kinship", think_tags: Sequence[str] = THINK_TAGS):
+                     kb: str = "kinship", think_tags: Sequence[ThinkTag] = THINK_TAGS, think_open: bool = False):
     """The answer ``text`` gives to a ``form`` question, or None when it gives none.
 
     ``names`` are the story's people, ``asked`` the names the question asks about (X, or X
     and Y for yes/no; for ``relation``, (head, tail) as :func:`extract_answer` takes them).
-    A name, a list of names, an int or ``"yes"``/``"no"``.
+    A name, a list of names, an int or ``"yes"``/``"no"``. With ``think_open`` the reply
+    starts inside a reasoning block: without its closing tag it has no answer.
     """
     if not text:
         return None
     if form == "relation":
-        return extract_answer(text, kb, think_tags, query=tuple(asked) or None)
-    part = marked_part(text, think_tags)
+        return extract_answer(text, kb, think_tags, query=tuple(asked) or None, think_open=think_open)
+    part = marked_part(text, think_tags, think_open)
     if part is None:
         return None
     x = asked[0] if asked else None
@@ -115,12 +117,9 @@ def read_form_answer(text: str | None, form: str, names: Sequence[str], asked: S
             return []
         return _named(part, names, x) or None
     if form == "count":
-        m = NUMBER.search(part)
-        if m is None:
-            return None
-        word = m.group(1).lower()
-        return int(word) if word.isdigit() else NUMBER_WORDS.index(word)
+        counts = {int(w) if w.isdigit() else NUMBER_WORDS.index(w) for w in map(str.lower, NUMBER.findall(part))}
+        return counts.pop() if len(counts) == 1 else None
     if form == "yesno":
-        m = YES_NO.search(part)
-        return m.group(1).lower() if m else None
+        said = {w.lower() for w in YES_NO.findall(part)}
+        return said.pop() if len(said) == 1 else None
     raise ValueError(f"unknown question form {form!r}")

@@ -166,17 +166,20 @@ def form_question_text(story: str, question: str) -> str:
     return f"{strip_brackets(story)}\n{question}"
 
 
-def build_form_messages(item: dict, style: str = "tagged", kb: str = "kinship") -> Messages:
+def build_form_messages(item: dict, style: str = "tagged", kb: str = "kinship",
+                        system_prompt: str | None = None) -> Messages:
     """The chat messages asking the question of ``item`` (an item with a ``form``, see
     :mod:`clutrr.eval.forms`), zero-shot: ``tagged`` names the kind of answer and asks for it
     inside ``<answer></answer>``; ``plain`` asks in one user message with a request line. A
-    ``relation`` question is asked as :func:`build_messages` asks it."""
+    ``relation`` question is asked as :func:`build_messages` asks it. ``system_prompt``
+    replaces the system message ("" drops it)."""
     if style not in STYLES:
         raise ValueError(f"unknown prompt style {style!r} (choose from {', '.join(STYLES)})")
     if item["form"] == "relation":
-        return build_messages(item, (), style, kb)
+        return build_messages(item, (), style, kb, system_prompt)
     what, example, request = FORM_ANSWERS[item["form"]]
     if style == "plain":
-        return [{"role": "user", "content": f"{item['question']}\n{request}"}]
-    return [{"role": "system", "content": FORM_SYSTEM.format(what=what, example=example)},
-            {"role": "user", "content": item["question"]}]
+        system = [{"role": "system", "content": system_prompt}] if system_prompt else []
+        return system + [{"role": "user", "content": f"{item['question']}\n{request}"}]
+    system = FORM_SYSTEM.format(what=what, example=example) if system_prompt is None else system_prompt
+    return ([{"role": "system", "content": system}] if system else []) + [{"role": "user", "content": item["question"]}]

@@ -90,3 +90,21 @@ def yes_of(nth: int, coin: int) -> bool:
     """Whether a yes/no form's row ``nth`` is answered yes: in each pair of rows (2j, 2j+1) one
     yes and one no, ``coin`` (0 or 1, seeded per pair) saying which."""
     return nth % 2 == coin
+
+
+def answer_text(answer: Answer) -> str:
+    """An answer as a reply writes it: a name, names joined by ", ", a count in digits, yes or no."""
+    return ", ".join(answer) if isinstance(answer, list) else str(answer)
+
+
+def typed_answer(form: str, answer: Answer) -> Answer:
+    """The typed answer of a ``form`` question from the answer or its :func:`answer_text`
+    (a table column holds every form's answer as text): a list of names for ``people``, an
+    int for ``count``, else the string."""
+    if not isinstance(answer, str):
+        return answer
+    if form == "people":
+        return [name for name in answer.split(", ") if name]
+    if form == "count":
+        return int(answer)
+    return answer

@@ -1,7 +1,8 @@
 """Datasets of items for training loops: procedural (generated on access) or read from files.
 
 Both follow reasoning-gym's conventions: ``ds[i]`` is an item with ``question``, ``answer``
-and ``metadata`` (``source_dataset``, ``source_index``, k, noise, ...), plain JSON data
+(typed by the item's ``form``: ``DatasetConfig(generator=GeneratorConfig(question="mixed"))``
+asks every form, docs/questions.md) and ``metadata`` (``source_dataset``, ``source_index``, k, noise, ...), plain JSON data
 (see :mod:`clutrr.eval.items`), and ``ds.score_answer(answer, entry)`` grades a reply.
 
 A procedural item depends only on (config, seed, index): it is generated from a hash of
@@ -55,7 +56,7 @@ class _Items(Sequence):
     kb = "kinship"
 
     def score_answer(self, answer: str | None, entry: dict) -> float:
-        """1.0 if ``answer`` names ``entry``'s relation (free text accepted), else 0.0."""
+        """1.0 if ``answer`` gives ``entry``'s answer (free text accepted), else 0.0."""
         return score_answer(answer, entry, self.kb)
 
 
@@ -81,7 +82,8 @@ class ProceduralDataset(_Items):
         k, noise = self._combos[index % len(self._combos)]
         ex = make_example(self.config.generator, k, noise, self.seed, index // len(self._combos), self.config.split)
         return make_item(ex.row, split=self.config.split, noise=noise, index=index, seed=self.seed,
-                         pattern_heldout=ex.record["pattern_heldout"])
+                         pattern_heldout=ex.record["pattern_heldout"],
+                         asked=ex.record if ex.question is not None else None)
 
 
 def make_dataset(config: DatasetConfig, seed: int) -> ProceduralDataset:
@@ -90,11 +92,14 @@ def make_dataset(config: DatasetConfig, seed: int) -> ProceduralDataset:
 
 
 class FileDataset(_Items):
-    """The items of a dataset folder's files (default: the test files), read once."""
+    """The items of a dataset folder's files (default: the test files), read once; the rows of
+    a question-form folder (``clutrr generate --question``) ask their questions."""
 
     def __init__(self, directory: str | Path, splits: list[str] | None = None, kb: str = "kinship") -> None:
         self.kb = kb
-        self._items = load_eval_set(directory, splits, kb).items()
+        data = load_eval_set(directory, splits, kb)
+        data.forms = True
+        self._items = data.items()
 
     def __len__(self) -> int:
         return len(self._items)

@@ -4,19 +4,68 @@ Every function here reads a reply by the answer protocol of :mod:`clutrr.llm.ext
 reasoning blocks are never read, an unclosed one means no answer, an explicit answer
 marker decides. A reply whose final answer is wrong earns nothing, whatever its format or
 reasoning: the format bonus and the process part only shape the reward of a right answer.
+
+An item's ``form`` (docs/questions.md; ``relation`` when absent) says how its answer is read
+and scored: a relation word by :func:`clutrr.llm.extract.extract_answer`, a name, names, a
+count or yes/no by :func:`clutrr.llm.form_answers.read_form_answer`. A right answer is the
+exact one: the same name, count or yes/no, the same set of names in any order for ``people``
+(:func:`set_f1` measures a partial set; it is a metric, never paid).
 """
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from clutrr.eval.forms import score
 from clutrr.llm.extract import THINK_TAGS, ThinkTag, answer_tags, extract_answer
-from clutrr.llm.process import process_reward
+from clutrr.llm.form_answers import read_form_answer
+from clutrr.llm.process import ProcessResult, process_reward
+from clutrr.questions.forms import RELATION, typed_answer
+
+
+def form_of(entry: dict) -> str:
+    """The question form of an item (``relation`` when it names none)."""
+    return entry.get("form") or RELATION
+
+
+def read_answer(text: str | None, entry: dict, kb: str = "kinship", think_tags: Sequence[ThinkTag] = THINK_TAGS,
+                think_open: bool = False):
+    """The answer ``text`` gives to ``entry``'s question by the answer protocol, or None: a
+    relation word, or for another form a name, a list of names, an int or "yes"/"no" (read
+    with the story's names, from the entry's ``metadata.people``)."""
+    form = form_of(entry)
+    if form == RELATION:
+        return extract_answer(text, kb, think_tags, query_names(entry), think_open) if text else None
+    people = (entry.get("metadata") or {}).get("people")
+    if not people:
+        raise ValueError(f"a {form} question needs the entry's metadata with its people (the story's names)")
+    return read_form_answer(text, form, [p["name"] for p in people], entry.get("query") or (), kb, think_tags,
+                            think_open)
+
+
+def _graded(answer: str | None, entry: dict, kb: str, think_tags: Sequence[ThinkTag],
+            think_open: bool) -> tuple[bool, float]:
+    """(exact match, set F1) of the reply ``answer`` to a question of another form than relation."""
+    form = form_of(entry)
+    return score(form, typed_answer(form, entry["answer"]), read_answer(answer, entry, kb, think_tags, think_open))
+
+
+def set_f1(answer: str | None, entry: dict, kb: str = "kinship", think_tags: Sequence[ThinkTag] = THINK_TAGS,
+           think_open: bool = False) -> float:
+    """The set F1 of the names ``answer`` gives to a ``people`` question (1.0 for the exact
+    set, 0.0 without an answer); for the other forms, :func:`score_answer`. A metric for
+    partial sets: rewards pay the exact set only."""
+    if form_of(entry) == RELATION:
+        return score_answer(answer, entry, kb, think_tags, think_open)
+    return _graded(answer, entry, kb, think_tags, think_open)[1]
 
 
 def score_answer(answer: str | None, entry: dict, kb: str = "kinship", think_tags: Sequence[ThinkTag] = THINK_TAGS,
                  think_open: bool = False) -> float:
-    """1.0 if ``answer`` names the relation ``entry["answer"]``, else 0.0.
+    """1.0 if ``answer`` gives ``entry``'s answer, else 0.0: for a relation question, the
+    relation ``entry["answer"]``; for another form, exactly its name, set of names, count or
+    yes/no (``entry["answer"]`` typed, or as :func:`clutrr.questions.forms.answer_text`
+    writes it), read by :func:`read_answer`.
 
     ``answer`` may be a bare word in any case, spacing, hyphenation or number ("Son In
     Law", "sisters"), a KB alias or informal word ("grandma"), or a reply read by
@@ -28,13 +77,15 @@ def score_answer(answer: str | None, entry: dict, kb: str = "kinship", think_tag
     """
     if not answer:
         return 0.0
+    if form_of(entry) != RELATION:
+        return float(_graded(answer, entry, kb, think_tags, think_open)[0])
     got = extract_answer(answer, kb, think_tags, query_names(entry), think_open)
     return 1.0 if got is not None and got == extract_answer(entry["answer"], kb) else 0.0
 
 
 def query_names(entry: dict) -> tuple[str, str] | None:
-    """The (head, tail) names an item asks about ("how is tail related to head?"): its
-    ``query``, else the people of its ``metadata.query_edge``; None when it has neither."""
+    """The (head, tail) names a relation item asks about ("how is tail related to head?"):
+    its ``query``, else the people of its ``metadata.query_edge``; None when it has neither."""
     query = entry.get("query")
     if query and len(query) == 2:
         return str(query[0]).strip("[]"), str(query[1]).strip("[]")
@@ -88,8 +139,19 @@ def reward_parts(completion: str | None, entry: dict, kb: str = "kinship", proce
         raise ValueError("process_weight needs the entry's metadata with people, facts and query_edge")
     if not score_answer(completion, entry, kb, think_tags, think_open):
         return RewardParts(0.0, 0.0, 0.0)
-    judged = process_reward(completion, entry, reasoning, kb).score if process else 0.0
+    judged = process_score(process_reward(completion, entry, reasoning, kb), form_of(entry)) if process else 0.0
     return RewardParts(1.0, float(has_answer_tag(completion, think_tags, think_open)), judged)
+
+
+def process_score(result: ProcessResult, form: str = RELATION) -> float:
+    """The process part of a reward: the process reward's score for a relation question; for
+    another form, which names no pair to connect, the claims' precision, halved after a false
+    claim (0 without a derived claim)."""
+    if form == RELATION:
+        return result.score
+    if result.precision is None:
+        return 0.0
+    return result.precision / 2 if result.first_false else result.precision
 
 
 def reward(completion: str | None, entry: dict, format_bonus: float = 0.0, kb: str = "kinship",
