@@ -63,12 +63,14 @@ def test_trl_reward_function_with_grpo_columns(items):
 
 
 def test_grpo_smoke_run_on_cpu():
-    res = subprocess.run([sys.executable, str(REPO / "docs" / "examples" / "grpo_smoke.py")], capture_output=True,
-                         text=True, timeout=300)
+    """Two GRPO steps on every question form (``--question mixed``: relation rows among them)."""
+    res = subprocess.run([sys.executable, str(REPO / "docs" / "examples" / "grpo_smoke.py"), "--question", "mixed"],
+                         capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stderr[-2000:]
     lines = res.stdout.splitlines()
     calls = [line for line in lines if line.startswith("reward called on 4 completions")]
-    assert len(calls) == 2 and all("answer, " in c and "facts" in c and "query_edge" in c for c in calls)
+    assert len(calls) == 2 and all("answer, " in c and "facts" in c and "form, " in c and "query_edge" in c
+                                   for c in calls)
     assert [line.split(":")[0] for line in lines if line.startswith("step ")] == ["step 1", "step 2"]
 
 

@@ -10,6 +10,10 @@ experiments take it); its items are :mod:`clutrr.rl` items with reasoning-gym's
 ``metadata["difficulty"]``. The curriculum raises k (attribute ``k``, levels 2..10, range
 fields ``min_k``/``max_k``) and the noise (attribute ``noise``: none, supporting,
 irrelevant, disconnected, all). Scoring follows the answer protocol of :mod:`clutrr.llm.extract`.
+
+``question`` asks another question form (docs/questions.md: ``person``, ``people``, ``count``,
+``yesno`` or ``mixed``); as reasoning-gym expects, an item's ``answer`` is then text (names
+joined by ", ", a count in digits, yes or no) and ``metadata["form"]`` names its form.
 """
 from __future__ import annotations
 
@@ -22,8 +26,10 @@ from reasoning_gym.dataset import ProceduralDataset
 from reasoning_gym.factory import DATASETS, register_dataset
 
 from clutrr.core.noise import NOISE_KINDS
+from clutrr.questions.forms import RELATION, answer_text, check_kind
 from clutrr.rl.dataset import DatasetConfig, make_dataset
 from clutrr.rl.reward import score_answer
+from clutrr.story.generator import GeneratorConfig
 
 NAME = "clutrr"
 
@@ -31,13 +37,14 @@ NAME = "clutrr"
 @dataclass
 class ClutrrConfig:
     """reasoning-gym's view of a :class:`clutrr.rl.DatasetConfig`: chain lengths min_k..max_k,
-    noise types, split, size and seed (reasoning-gym sets ``seed`` and ``size``)."""
+    noise types, split, question form, size and seed (reasoning-gym sets ``seed`` and ``size``)."""
 
     min_k: int = 2
     max_k: int = 3
     noise: list[str] = field(default_factory=lambda: ["none"])
     split: str = "train"
     kb: str = "kinship"
+    question: str = RELATION
     seed: int | None = None
     size: int = 500
 
@@ -50,6 +57,7 @@ class ClutrrConfig:
         unknown = [n for n in self.noise if n not in NOISE_KINDS]
         if not self.noise or unknown:
             raise ValueError(f"noise must list types from {', '.join(NOISE_KINDS)}, got {self.noise}")
+        check_kind(self.question)
 
 
 class ClutrrDataset(ProceduralDataset):
@@ -58,16 +66,18 @@ class ClutrrDataset(ProceduralDataset):
     def __init__(self, config: ClutrrConfig) -> None:
         super().__init__(config=config, seed=config.seed, size=config.size)
         self._items = make_dataset(DatasetConfig(size=config.size, k=tuple(range(config.min_k, config.max_k + 1)),
-                                                 noise=tuple(config.noise), split=config.split), self.seed)
+                                                 noise=tuple(config.noise), split=config.split,
+                                                 generator=GeneratorConfig(question=config.question)), self.seed)
 
     def __getitem__(self, idx: int) -> dict[str, Any]:
         item = self._items[idx]
-        item["metadata"]["source_dataset"] = NAME
-        item["metadata"]["difficulty"] = {"k": item["metadata"]["k"], "noise": item["metadata"]["noise"]}
+        item["answer"] = answer_text(item["answer"])
+        item["metadata"].update(source_dataset=NAME, form=item["form"],
+                                difficulty={"k": item["metadata"]["k"], "noise": item["metadata"]["noise"]})
         return item
 
     def score_answer(self, answer: str | None, entry: dict[str, Any]) -> float:
-        """1.0 if ``answer`` names the entry's relation by the answer protocol, else 0.0."""
+        """1.0 if ``answer`` gives the entry's answer by the answer protocol, else 0.0."""
         return score_answer(answer, entry, self.config.kb)
 
 

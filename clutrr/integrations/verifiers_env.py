@@ -6,20 +6,22 @@
 verifiers 0.4 builds an environment from a taskset named by a plain module name; importing
 this module makes it known to verifiers as ``clutrr_kinship`` (so
 ``verifiers.v1.load_environment(config)`` with ``taskset.id = "clutrr_kinship"`` also works
-in this process). Each task asks one item's question under the ``tagged`` system prompt; the
-agent runs verifiers' ``null`` harness (one chat reply, no tools, no code). The rubric,
+in this process). Each task asks one item's question under the ``tagged`` system prompt (of
+its question form: ``question="mixed"`` asks every form of docs/questions.md); the agent runs verifiers' ``null`` harness (one chat reply, no tools, no code). The rubric,
 by the answer protocol of :mod:`clutrr.llm.extract`, the parts of :func:`clutrr.rl.reward`
 (:class:`clutrr.rl.reward.RewardParts`) weighted so that the rubric's reward is that
 function's number for the same reply and weights:
 
-- ``correct`` (weight ``1 - process_weight``): 1 when the reply's final answer names the relation;
+- ``correct`` (weight ``1 - process_weight``): 1 when the reply's final answer is the item's
+  (the relation; the name, the exact set of names, the count or yes/no);
 - ``format`` (weight ``format_weight``): 1 for a right answer given in exactly one
   ``<answer>`` tag outside the reasoning;
 - ``process`` (weight ``process_weight``, at most 1): the process reward's score of a right
   answer's reasoning (:mod:`clutrr.llm.process`);
 
-so a reply whose final answer is wrong earns nothing. The claim precision and whether the
-claims connect the query's people are recorded as metrics. With ``think_open`` the replies
+so a reply whose final answer is wrong earns nothing. The claim precision, whether the
+claims connect the query's people, whether the reply gives an answer and the set F1 of a
+``people`` answer (partial sets: a metric, never paid) are recorded as metrics. With ``think_open`` the replies
 start inside a reasoning block (a chat template that opens ``<think>`` in the prompt).
 """
 from __future__ import annotations
@@ -30,17 +32,19 @@ from collections.abc import Iterable, Sequence
 import verifiers.v1 as vf
 from verifiers.v1.envs.single_agent.env import SingleAgentEnvConfig
 
-from clutrr.llm.extract import extract_answer
 from clutrr.llm.process import process_reward
-from clutrr.llm.prompts import build_messages
+from clutrr.llm.prompts import build_form_messages
+from clutrr.questions.forms import RELATION, answer_text, check_kind
 from clutrr.rl.dataset import DatasetConfig, make_dataset
-from clutrr.rl.reward import RewardParts, check_weights, query_names, reward_parts
+from clutrr.rl.reward import RewardParts, check_weights, read_answer, reward_parts, set_f1
+from clutrr.story.generator import GeneratorConfig
 
 TASKSET_ID = "clutrr_kinship"
 
 
 class ClutrrTaskData(vf.TaskData):
-    """One item: the question (``prompt``), its ``answer`` and the item itself (for the process reward)."""
+    """One item: the question (``prompt``), its ``answer`` as text and the item itself (for the
+    scores: its typed answer, form and story)."""
 
     answer: str
     item: dict
@@ -55,7 +59,7 @@ class ClutrrTask(vf.Task[ClutrrTaskData, vf.State, vf.TaskConfig]):
 
     @vf.reward(weight=1.0)
     async def correct(self, trace: vf.Trace) -> float:
-        """1.0 when the final answer names the item's relation."""
+        """1.0 when the final answer is the item's (its relation, name, set, count or yes/no)."""
         return self._parts(trace).correct
 
     @vf.reward(weight=0.0)
@@ -70,15 +74,18 @@ class ClutrrTask(vf.Task[ClutrrTaskData, vf.State, vf.TaskConfig]):
 
     @vf.metric
     async def claims(self, trace: vf.Trace) -> dict[str, float]:
-        """The claim precision (0 without claims) and whether true claims connect the query's people."""
-        judged = process_reward(trace.last_reply, self.data.item)
+        """The claim precision (0 without claims), whether true claims connect the query's people,
+        whether the reply gives an answer, and the set F1 of its answer."""
+        item, reply, think_open = self.data.item, trace.last_reply, self.data.think_open
+        judged = process_reward(reply, item)
         return {"claim_precision": judged.precision or 0.0, "claims_connect": float(judged.connected),
-                "parsed": float(extract_answer(trace.last_reply, query=query_names(self.data.item),
-                                               think_open=self.data.think_open) is not None)}
+                "parsed": float(read_answer(reply, item, think_open=think_open) is not None),
+                "set_f1": set_f1(reply, item, think_open=think_open)}
 
 
 class ClutrrTasksetConfig(vf.TasksetConfig):
-    """Which items load: a procedural dataset's size, chain lengths, noise types, split and seed."""
+    """Which items load: a procedural dataset's size, chain lengths, noise types, split, seed and
+    question form."""
 
     size: int = 100
     k: list[int] = [2, 3]
@@ -87,6 +94,7 @@ class ClutrrTasksetConfig(vf.TasksetConfig):
     seed: int = 0
     kb: str = "kinship"
     think_open: bool = False
+    question: str = RELATION
 
 
 class ClutrrTaskset(vf.Taskset[ClutrrTask, ClutrrTasksetConfig]):
@@ -94,11 +102,13 @@ class ClutrrTaskset(vf.Taskset[ClutrrTask, ClutrrTasksetConfig]):
 
     def load(self) -> Iterable[ClutrrTask]:
         c = self.config
-        items = make_dataset(DatasetConfig(size=c.size, k=tuple(c.k), noise=tuple(c.noise), split=c.split), c.seed)
+        items = make_dataset(DatasetConfig(size=c.size, k=tuple(c.k), noise=tuple(c.noise), split=c.split,
+                                           generator=GeneratorConfig(question=c.question)), c.seed)
         for item in items:
-            system, user = build_messages(item, kb=c.kb)
+            system, user = build_form_messages(item, kb=c.kb)
             yield ClutrrTask(ClutrrTaskData(id=item["id"], prompt=user["content"], system_prompt=system["content"],
-                                            answer=item["answer"], item=item, think_open=c.think_open), c.task)
+                                            answer=answer_text(item["answer"]), item=item, think_open=c.think_open),
+                             c.task)
 
 
 __all__ = ["ClutrrTaskset"]
@@ -107,14 +117,16 @@ sys.modules.setdefault(TASKSET_ID, sys.modules[__name__])
 
 def load_environment(size: int = 100, k: Sequence[int] = (2, 3), noise: Sequence[str] = ("none",), seed: int = 0,
                      split: str = "train", format_weight: float = 0.0, process_weight: float = 0.0,
-                     harness: str = "null", think_open: bool = False) -> vf.Env:
-    """A single-agent verifiers environment over ``size`` procedural items (see the module docstring)."""
+                     harness: str = "null", think_open: bool = False, question: str = RELATION) -> vf.Env:
+    """A single-agent verifiers environment over ``size`` procedural items asking ``question``
+    (a form of docs/questions.md, or ``mixed``; see the module docstring)."""
     check_weights(format_weight, process_weight)
+    check_kind(question)
     task = vf.TaskConfig(rewards={"correct": vf.RewardFunctionConfig(weight=1.0 - process_weight),
                                   "format": vf.RewardFunctionConfig(weight=format_weight),
                                   "process": vf.RewardFunctionConfig(weight=process_weight)})
     config = SingleAgentEnvConfig(
         taskset=ClutrrTasksetConfig(id=TASKSET_ID, size=size, k=list(k), noise=list(noise), seed=seed, split=split,
-                                    task=task, think_open=think_open),
+                                    task=task, think_open=think_open, question=question),
         agent=vf.AgentConfig(harness={"id": harness}))
     return vf.load_environment(config)

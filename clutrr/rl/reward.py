@@ -24,8 +24,9 @@ from clutrr.questions.forms import RELATION, typed_answer
 
 
 def form_of(entry: dict) -> str:
-    """The question form of an item (``relation`` when it names none)."""
-    return entry.get("form") or RELATION
+    """The question form of an item: its ``form``, else its ``metadata.form`` (reasoning-gym
+    entries kept as question, answer and metadata), else ``relation``."""
+    return entry.get("form") or (entry.get("metadata") or {}).get("form") or RELATION
 
 
 def read_answer(text: str | None, entry: dict, kb: str = "kinship", think_tags: Sequence[ThinkTag] = THINK_TAGS,

@@ -1,6 +1,6 @@
 """A GRPO smoke run with TRL on CPU: a tiny random model, a tokenizer trained on the fly, two steps.
 
-    python docs/examples/grpo_smoke.py [--steps 2] [--out DIR]
+    python docs/examples/grpo_smoke.py [--steps 2] [--out DIR] [--question FORM]
 
 Nothing is downloaded: the tokenizer is a word-level one trained on clutrr stories, the
 model a 2-layer Llama with random weights. The dataset is :func:`clutrr.rl.to_hf_dataset`
@@ -9,6 +9,7 @@ model a 2-layer Llama with random weights. The dataset is :func:`clutrr.rl.to_hf
 reward mixed in. The model learns nothing in two steps; the run shows the pieces fit:
 TRL generates completions, calls the reward with the dataset's columns, and updates.
 It prints what the reward was called with and the reward TRL logged at each step.
+``--question mixed`` trains on every question form at once (docs/questions.md).
 """
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from transformers.trainer_callback import PrinterCallback
 from transformers.utils import logging
 from trl import GRPOConfig, GRPOTrainer
 
+from clutrr import GeneratorConfig
 from clutrr.integrations.trl_reward import make_reward
 from clutrr.rl import DatasetConfig, make_dataset, to_hf_dataset
 
@@ -44,12 +46,14 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--steps", type=int, default=2)
     p.add_argument("--out", help="folder for TRL's output (default: a temporary one)")
+    p.add_argument("--question", default="relation", help="the question form (docs/questions.md; default relation)")
     args = p.parse_args()
     warnings.filterwarnings("ignore", category=FutureWarning)
     logging.set_verbosity_error()
     torch.manual_seed(0)
     torch.set_num_threads(1)
-    items = list(make_dataset(DatasetConfig(size=8, k=(2,)), seed=0))
+    generator = GeneratorConfig(question=args.question)
+    items = list(make_dataset(DatasetConfig(size=8, k=(2,), generator=generator), seed=0))
     dataset = to_hf_dataset(items)
     tokenizer = train_tokenizer([m["content"] for row in dataset["prompt"] for m in row] + list(dataset["answer"])
                                 + ["<answer> </answer> <think> </think> assistant: user: system:"])
@@ -64,7 +68,9 @@ def main() -> None:
         reward = make_reward(format_bonus=0.1, process_weight=0.5)
 
         def clutrr_reward(completions, **columns):
-            print(f"reward called on {len(completions)} completions with columns {', '.join(sorted(columns))}")
+            forms = sorted(set(columns["form"]))
+            print(f"reward called on {len(completions)} completions with columns {', '.join(sorted(columns))}"
+                  + (f" (forms {', '.join(forms)})" if forms != ["relation"] else ""))
             return reward(completions, **columns)
 
         trainer = GRPOTrainer(model=model, reward_funcs=[clutrr_reward], args=config, train_dataset=dataset,
