@@ -20,7 +20,7 @@ from clutrr import __version__ as clutrr_version
 from clutrr.cli import main as clutrr
 from clutrr.commands.generate import main as generate
 from clutrr.release.build import BuildOptions, generate_command, part_spec
-from clutrr.release.configs import BY_NAME, CONFIGS, ORIGINAL_NAMES, select
+from clutrr.release.configs import BY_NAME, CONFIGS, FORM_CONFIGS, ORIGINAL_NAMES, select
 from clutrr.release.manifest import fingerprint, read_manifest
 from clutrr.io.v1_view import RENAMED, V1_LABELS
 from clutrr.release.run import write_release
@@ -68,11 +68,12 @@ def test_every_configuration_loads_by_name_offline(small, tmp_path):
         from clutrr.io.schema import features_of
         from clutrr.io.v1_view import view_fields
         out = {{}}
-        for name in {json.dumps([c.name for c in CONFIGS])}:
+        for name, question in {json.dumps({c.name: c.question() for c in CONFIGS})}.items():
             ds = datasets.load_dataset({str(small)!r}, name)
             context = "context" in next(iter(ds.values())).features
+            fields = features_of(view_fields(context, question=question))
             out[name] = {{"rows": {{s: d.num_rows for s, d in ds.items()}},
-                         "typed": all(d.features == features_of(view_fields(context)) for d in ds.values()),
+                         "typed": all(d.features == fields for d in ds.values()),
                          "context": context}}
         print(json.dumps(out))
     """)
@@ -107,7 +108,7 @@ def test_the_card_declares_every_file_feature_and_count(small):
             assert counts[df["split"]] == sum(sum(1 for _ in csv.reader(f.with_suffix(".csv").open())) - 1
                                               for f in files)
         declared = Features._from_yaml_list(infos[name]["features"])
-        assert declared == features_of(view_fields(context=name.startswith("ctx")))
+        assert declared == features_of(view_fields(context=name.startswith("ctx"), question=BY_NAME[name].question()))
         assert pq.read_schema(small / listed[0]).names == list(declared)
 
 
@@ -290,7 +291,7 @@ def test_code_written_for_v1_runs_on_every_configuration(small, tmp_path):
                           capture_output=True, text=True, env=env, cwd=tmp_path)
     assert done.returncode == 0, done.stderr[-3000:]
     seen = json.loads(done.stdout.splitlines()[-1])
-    assert sorted(seen) == sorted(names) and len(names) == len(CONFIGS) == 13
+    assert sorted(seen) == sorted(names) and len(names) == len(CONFIGS) == 13 + len(FORM_CONFIGS)
     for name, s in seen.items():
         rows = sum(read_manifest(small)["figures"][name]["rows"].values())
         assert s["rows"] == rows > 0, name
@@ -321,7 +322,7 @@ def test_the_card_states_comparability_as_the_command_prints_it(small, capsys):
     assert clutrr(["release", "--compare", str(small)]) == 0
     printed = capsys.readouterr().out.strip().splitlines()
     card = (small / "README.md").read_text(encoding="utf-8")
-    assert printed[0].startswith("| configuration | rows | target words") and len(printed) == 2 + 13 + 1
+    assert printed[0].startswith("| configuration | rows | target words") and len(printed) == 2 + len(CONFIGS) + 1
     assert "\n".join(printed) in card
     figures = read_manifest(small)["figures"]
     v1 = figures["v1_rob_train_clean_23_test_all_23"]["comparability"]
@@ -354,3 +355,21 @@ def test_the_docs_show_the_v1_table_the_card_prints():
     docs = (REPO / "docs" / "release.md").read_text(encoding="utf-8")
     assert "\n".join(v1_table()) in docs
     assert "60%, 35% and 25% of the templates" in docs and "20%" not in docs
+
+
+def test_one_configuration_per_question_form(small):
+    """Each question form's configuration asks it in every row, typed in Parquet, said on the card."""
+    card = (small / "README.md").read_text(encoding="utf-8")
+    types = {"person": str, "people": list, "count": int, "yesno": str}
+    assert [c.question() for c in FORM_CONFIGS] == list(types)
+    for config in FORM_CONFIGS:
+        form = config.question()
+        assert f"--question {form}" in generate_command(config, config.parts[0], 0, SCALE)
+        assert f"| `{config.name}` | ours |" in card and f"`--question {form}`" in card
+        rows = [r for f in sorted((small / config.name).glob("*.parquet")) for r in pq.read_table(f).to_pylist()]
+        assert rows and {r["form"] for r in rows} == {form}
+        assert all(isinstance(r["answer"], types[form]) and r["question"].endswith("?") for r in rows)
+        assert all(len(r["query_people"]) == (2 if form == "yesno" else 1) for r in rows)
+        header = next(csv.reader((small / config.name / "1.2_test.csv").open()))
+        assert header[-5:] == ["form", "question", "answer", "form_query", "form_target"]
+    assert "| `answer` | string, list of string or int64, by form |" in card

@@ -86,7 +86,7 @@ def part_spec(config: ReleaseConfig, part: Part, seed: int, scale: float) -> Dat
     """The pipeline's dataset spec of one part."""
     per_k, _, test = part_rows(config, part, scale)
     generator = GeneratorConfig(query=part.query, context_words=part.context_words, depth=part.depth,
-                                relations=part.relations)
+                                relations=part.relations, question=part.question)
     return DatasetSpec(train_k=part.train_k, test_k=part.test_k, noise=part.noise, test_noise=part.test_noise,
                        train_rows=max(per_k, 1), test_rows=test, seed=config_seed(seed, config.name), config=generator)
 
@@ -109,6 +109,8 @@ def generate_command(config: ReleaseConfig, part: Part, seed: int, scale: float)
         words.append(f"--context-words {part.context_words} --depth {part.depth}")
     if part.relations != "all":
         words.append(f"--relations {part.relations}")
+    if part.question != "relation":
+        words.append(f"--question {part.question}")
     return " ".join(words + ["--format csv,parquet"])
 
 
@@ -143,7 +145,7 @@ def build_config(config: ReleaseConfig, folder: Path, options: BuildOptions, scr
                 groups = [(name, "test", rows)]
             for out_name, out_split, picked in groups:
                 if picked:
-                    write_files(folder, out_name, header, picked, config.edge_types)
+                    write_files(folder, out_name, header, picked, config.edge_types, config.question())
                     files.append(SplitFile(out_name, out_split, len(picked)))
         shutil.rmtree(out)
     order = {"train": 0, "validation": 1, "test": 2}
@@ -181,9 +183,10 @@ def validation_rows(ids: list[str], valid: int, seed: int) -> set[int]:
 
 
 def write_files(folder: Path, name: str, header: list[str], rows: list[tuple[list[str], dict]],
-                edge_types: str) -> None:
-    """Write ``name``.csv (rows renumbered from 0) and ``name``.parquet (the v1-compatible view).
-    With ``edge_types`` ``chain`` the CSV's and the view's ``edge_types`` type the chain's facts alone."""
+                edge_types: str, question: str = "relation") -> None:
+    """Write ``name``.csv (rows renumbered from 0) and ``name``.parquet (the v1-compatible view, of
+    rows asking ``question``). With ``edge_types`` ``chain`` the CSV's and the view's ``edge_types``
+    type the chain's facts alone."""
     at = header.index("edge_types")
     lines = [csv_line(header)]
     records = []
@@ -194,6 +197,6 @@ def write_files(folder: Path, name: str, header: list[str], rows: list[tuple[lis
         lines.append(csv_line(cells))
         records.append(view_record(record, dict(zip(header[1:], cells[1:]))))
     (folder / f"{name}.csv").write_bytes("".join(lines).encode())
-    writer = ViewShard(open_store(folder), f"{name}.parquet")
+    writer = ViewShard(open_store(folder), f"{name}.parquet", question=question)
     writer.write(TaskResult(None, records=records))
     writer.close()

@@ -73,7 +73,7 @@ def yaml_header(built: list[tuple[ReleaseConfig, list[SplitFile]]], figures: dic
     lines.append("dataset_info:")
     for config, files in built:
         lines += [f"- config_name: {_q(config.name)}", "  features:",
-                  *yaml_features(view_fields(has_context(config)), 2), "  splits:"]
+                  *yaml_features(view_fields(has_context(config), question=config.question()), 2), "  splits:"]
         for split in ("train", "validation", "test"):
             rows = figures[config.name]["rows"][split]
             if rows:
@@ -305,9 +305,17 @@ def loading(first: str) -> list[str]:
             "`clutrr.io.csv_format.read_csv`.", ""]
 
 
-def fields_section() -> list[str]:
-    """Every Parquet column, and v1's columns mapped onto them."""
-    return ["## Fields", "", *field_table(), "", "### From CLUTRR/v1", "", *v1_table(), ""]
+FORMS_NOTE = ("Configurations named for a question form (`person_…`, `people_…`, `count_…`, `yesno_…`) ask it "
+              "instead of the relation: `form`, `question` and `answer` give it, `query_people` and `target_word` "
+              "name the people and the relation word it asks about, and v1's columns (`query`, `target`, "
+              "`target_text`, `proof_state`) keep the story's chain and its relation.")
+
+
+def fields_section(forms: bool = False) -> list[str]:
+    """Every Parquet column (with ``forms``, those of question-form configurations too), and v1's
+    columns mapped onto them."""
+    note = ["", FORMS_NOTE] if forms else []
+    return ["## Fields", "", *field_table(forms), *note, "", "### From CLUTRR/v1", "", *v1_table(), ""]
 
 
 def render_card(built: list[tuple[ReleaseConfig, list[SplitFile]]], figures: dict[str, dict], options: BuildOptions,
@@ -325,7 +333,7 @@ def render_card(built: list[tuple[ReleaseConfig, list[SplitFile]]], figures: dic
               "A file's name gives its task and chain length k: `1.4_test` holds task 1 (no noise) at k=4. Tasks: "
               "1 no noise, 2 supporting, 3 irrelevant, 4 disconnected facts, 5 all three, 6 memory, 7 memory and "
               "reasoning mixed. Long-context files add the words asked (`_w4000`) or the depth (`_d0.5`).", ""]
-    lines += fields_section()
+    lines += fields_section(any(c.question() != "relation" for c, _ in built))
     lines += how_made(built, options, command, writer, source)
     lines += verification_table(built, figures)
     lines += sizes_table(built, figures)

@@ -34,8 +34,10 @@ DESCRIPTIONS = {
     "people": "the story's people in index order: `name` and `gender`",
     "edges": "every stated fact: `head` and `tail` (indices into `people`), `relation` (the word), `predicate` "
              "(the KB's gender-neutral predicate) and `noise` (`none` for a chain fact, else the noise kind)",
-    "query_people": "`[head, tail]`, indices into `people` (the record's `query`)",
-    "target_word": "the answer word, the same as `target_text` (the record's `target`)",
+    "query_people": "`[head, tail]`, indices into `people` (the record's `query`); in a question-form "
+                    "configuration the people its question names, `[X]` or `[X, Y]`",
+    "target_word": "the answer word, the same as `target_text` (the record's `target`); in a question-form "
+                   "configuration the relation word its question asks about",
     "target_predicate": "the answer's gender-neutral KB predicate",
     "pattern": "the chain's relation words joined by `-` (the same as `f_comb`)",
     "pattern_heldout": "whether the chain's pattern is held out of training (only test rows have true)",
@@ -44,6 +46,10 @@ DESCRIPTIONS = {
     "text_target": "the sentence that states the answer, as a one-element list",
     "pieces": "the story's sentences in order: each one's `template` and the indices of the `edges` it states",
     "target_template": "the template of `text_target`",
+    "form": "(question-form configurations) the question's form: `person`, `people`, `count` or `yesno`",
+    "question": "(question-form configurations) the question asked, e.g. `Who is X's aunt?`",
+    "answer": "(question-form configurations) its answer, proved from the story's facts: a name (`person`), a list "
+              "of names (`people`), an integer (`count`), `yes` or `no` (`yesno`)",
     "context": "(long-context configurations) the text's length in words, the depth asked, where the chain's "
                "sentences are (word offsets) and the padding's size",
 }
@@ -58,11 +64,17 @@ def _type(t: Type) -> str:
     return "struct"
 
 
-def field_table() -> list[str]:
-    """One row per Parquet column: name, type, meaning (v1's 14 first)."""
+QUESTION_FIELDS = {"form": "string", "question": "string", "answer": "string, list of string or int64, by form"}
+
+
+def field_table(forms: bool = False) -> list[str]:
+    """One row per Parquet column: name, type, meaning (v1's 14 first); with ``forms`` the
+    columns of question-form configurations too."""
     out = ["| column | type | meaning |", "|---|---|---|"]
     for name, t in view_fields(context=True).items():
         out.append(f"| `{name}` | {_type(t)} | {DESCRIPTIONS.get(name, UNDESCRIBED)} |")
+    if forms:
+        out += [f"| `{name}` | {t} | {DESCRIPTIONS[name]} |" for name, t in QUESTION_FIELDS.items()]
     return out
 
 

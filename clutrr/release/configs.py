@@ -30,6 +30,7 @@ class Part:
     depth: str = "spread"
     tag: str = ""
     relations: str = "all"  # the words stories may state and ask (``clutrr generate --relations``)
+    question: str = "relation"  # the question form its rows ask (``clutrr generate --question``)
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,10 @@ class ReleaseConfig:
     def train_ks(self) -> tuple[int, ...]:
         """The chain lengths of its training stories."""
         return next((p.train_k for p in self.parts if p.train_k), ())
+
+    def question(self) -> str:
+        """The question form its rows ask (its parts ask one)."""
+        return self.parts[0].question
 
 
 def _robust(name: str, original: str | None, train_noise: str, rows: tuple[int, int, int], task: int,
@@ -104,6 +109,23 @@ CONFIGS: tuple[ReleaseConfig, ...] = (
                   tuple(Part((4,), context_words=4000, depth=d, tag=f"d{d}") for d in DEPTHS), (0, 0, 250)),
     _v1_compatible(),
 )
+
+# One configuration per question form (docs/questions.md): the chains of gen_train23_test2to10,
+# each story asking one form instead of "how is Y related to X?", its answer proved from the facts.
+FORM_PURPOSES = {
+    "person": "who (`--question person`): \"Who is X's aunt?\", answered by the name of the one story person the "
+              "facts make X's aunt",
+    "people": "which people (`--question people`): \"Which people in the story are X's nieces?\", answered by the "
+              "list of every such name (never empty; score by exact set and set F1)",
+    "count": "how many (`--question count`): \"How many people in the story are X's grandsons?\", answered by an "
+             "integer (0 only where the facts relate every other person of that gender to X)",
+    "yesno": "yes or no (`--question yesno`): \"Is Y X's nephew?\", half yes and half no; no only where the facts "
+             "entail another relation",
+}
+FORM_CONFIGS = tuple(ReleaseConfig(f"{form}_train23_test2to10", f"question form {purpose}; chains of 2 and 3 facts "
+                                   "in training, 2 to 10 in test", (Part(K2_10, train_k=(2, 3), question=form),),
+                                   (8000, 2000, 900)) for form, purpose in FORM_PURPOSES.items())
+CONFIGS += FORM_CONFIGS
 BY_NAME = {c.name: c for c in CONFIGS}
 ORIGINAL_NAMES = tuple(c.name for c in CONFIGS if c.original)
 
