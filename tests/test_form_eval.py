@@ -32,13 +32,14 @@ def expected(data) -> dict[str, dict]:
             kind = policy(g.id, g.answer, *g.asked)[0]
         else:
             kind = form_policy(g.id, g.form, g.answer, g.names)[0]
-        row = out.setdefault(g.form, {"n": 0, "exact": 0, "f1": 0.0, "unparsed": 0, "partial": 0})
+        row = out.setdefault(g.form, {"n": 0, "exact": 0, "f1": 0.0, "unparsed": 0, "partial": 0, "wrong": 0})
         row["n"] += 1
         row["exact"] += kind == "right"
         row["f1"] += 1.0 if kind == "right" else 2 * (len(g.answer) - 1) / (2 * len(g.answer) - 1) \
             if kind == "partial" else 0.0
         row["unparsed"] += kind == "unparsable"
         row["partial"] += kind == "partial"
+        row["wrong"] += kind == "wrong"
     return out
 
 
@@ -52,6 +53,7 @@ def test_eval_scores_each_form_against_the_chat_server(data, tmp_path):
     want = expected(data)
     assert set(want) == {"relation", "person", "people", "count", "yesno"}
     assert want["people"]["partial"] > 0 and all(w["exact"] < w["n"] for w in want.values())
+    assert all(w["wrong"] > 0 and w["exact"] > 0 for w in want.values())  # right and wrong replies in every form
     server = Server(data, tmp_path, "forms", "--sampling")
     try:
         res = _eval(data, server.url, tmp_path, "first")
