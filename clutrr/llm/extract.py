@@ -51,7 +51,7 @@ import json
 from bisect import bisect_left
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Container, Iterable, Sequence
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -148,7 +148,9 @@ class Vocabulary:
             self._add_forms(canon, word, word)
         self.canon = canon
         self._words: dict[tuple, str] = {}
-        self.pattern = re.compile(r"\b" + MODIFIER + r"(?P<word>" + _trie(canon) + r")" + IN_LAW + r"\b", re.I)
+        spelling = r"\b" + MODIFIER + r"(?P<word>" + _trie(canon) + r")" + IN_LAW + r"\b"
+        self.pattern = re.compile(spelling, re.I)
+        self._lower = re.compile(spelling)  # the same on lower-case text: literal branches are tried faster
 
     @staticmethod
     def _add_forms(canon: dict[str, str], surface: str, word: str) -> None:
@@ -161,11 +163,15 @@ class Vocabulary:
             return None
         return self.canon.get(_squash(text))
 
-    def mentions(self, text: str) -> list[Mention]:
-        """Every relation word in ``text``, modified ones (``great-uncle``) as words of their own."""
+    def mentions(self, text: str, at: Container[int] | None = None) -> list[Mention]:
+        """Every relation word in ``text`` (only those starting at one of ``at``, when
+        given), modified ones (``great-uncle``) as words of their own."""
         words, spelled, new = self._words, self._spelled, tuple.__new__  # no Python-level __new__ per mention
         out = []
-        for m in self.pattern.finditer(text):
+        scan = self._lower.finditer(text.lower()) if text.isascii() else self.pattern.finditer(text)
+        for m in scan:
+            if at is not None and m.start() not in at:
+                continue
             key = m.group(2, 3, 1)  # word, law, mod
             out.append(new(Mention, (*m.span(), words.get(key) or spelled(*key))))
         return out
@@ -729,49 +735,47 @@ def before(text: str, end: int, width: int = WINDOW) -> str:
 NEGATION_WINDOW = 64  # "instead of" and two words
 NEGATION_WORDS = ("no", "n't", "never", "neither", "rather", "instead")  # one of them stands in every negation
 NEGATION_TRIGGER = re.compile("|".join(re.escape(w) for w in NEGATION_WORDS), re.I)
+LOWER_TRIGGER = re.compile("|".join(re.escape(w) for w in NEGATION_WORDS))  # on lower-case text
 
 
-def _last_negation(window: str) -> int:
-    """Where the last negation reaching the end of ``window`` starts (-1: none). Each starts
-    with one of the trigger words, so only those places are tried."""
-    for m in reversed(list(NEGATION_TRIGGER.finditer(window))):
-        if NEGATION.match(window, m.start()):
-            return m.start()
-    return -1
+def _trigger_starts(text: str) -> list[int]:
+    """Where a word every negation starts with stands in ``text``, in one scan."""
+    if text.isascii():
+        return [m.start() for m in LOWER_TRIGGER.finditer(text.lower())]
+    return [m.start() for m in NEGATION_TRIGGER.finditer(text)]
 
 
-def negated(text: str, end: int, start: int = 0) -> bool:
-    """Whether the relation word at ``end`` of ``text`` is negated ("not his sister"),
-    reading no further back than ``start``."""
-    window = before(text, end, NEGATION_WINDOW)
-    if end - len(window) < start:
-        window = text[start:end]
-    return _last_negation(window) >= 0
-
-
-def negation_start(text: str, end: int) -> int:
-    """Where the last negation of the relation word at ``end`` starts in ``text`` (-1: none):
-    read no further back than a ``start`` at a word's beginning, the word is negated exactly
-    when this is at least ``start``."""
-    window = before(text, end, NEGATION_WINDOW)
-    found = _last_negation(window)
-    return -1 if found < 0 else end - len(window) + found
+def negation_starts(text: str, mentions: Sequence[Mention]) -> dict[int, int]:
+    """Where the last negation of each of ``mentions`` of ``text`` ("not his sister") starts,
+    by the mention's start (-1: none). A negation ends just before the relation word and
+    starts within :data:`NEGATION_WINDOW` characters; read no further back than a ``start``
+    at a word's beginning, the word is negated exactly when this is at least ``start``.
+    Each negation starts with one of :data:`NEGATION_WORDS`, found in one scan of the text,
+    so only those places are tried (most mentions of a long text have none in reach)."""
+    triggers = _trigger_starts(text)
+    out: dict[int, int] = {}
+    for m in mentions:
+        hi = bisect_left(triggers, m.start)
+        lo = bisect_left(triggers, m.start - NEGATION_WINDOW, 0, hi)
+        found = -1
+        if lo < hi:
+            window = before(text, m.start, NEGATION_WINDOW)
+            offset = m.start - len(window)
+            for k in range(hi - 1, lo - 1, -1):
+                if triggers[k] >= offset and NEGATION.match(window, triggers[k] - offset):
+                    found = triggers[k]
+                    break
+        out[m.start] = found
+    return out
 
 
 @lru_cache(maxsize=4096)
 def _mentions(text: str, vocab: Vocabulary) -> tuple[tuple[Mention, ...], tuple[Mention, ...], tuple[bool, ...],
                                                      dict[int, int], list[int]]:
     """The mentions of ``text``, those not negated, for each mention whether it or a later one
-    is not negated, :func:`negation_start` of each mention by its start, and their starts."""
+    is not negated, :func:`negation_starts` of the mentions, and their starts."""
     mentions = vocab.mentions(text)
-    # where a negation may stand, found once: most mentions of a long text have none in reach
-    near = [m.end() for m in NEGATION_TRIGGER.finditer(text)] if len(mentions) > 8 else None
-    negations: dict[int, int] = {}
-    for m in mentions:
-        if near is not None and bisect_left(near, m.start - NEGATION_WINDOW) == bisect_left(near, m.start + 1):
-            negations[m.start] = -1
-        else:
-            negations[m.start] = negation_start(text, m.start)
+    negations = negation_starts(text, mentions)
     live = [m for m in mentions if negations[m.start] < 0]
     later, flags, at = False, [], len(live) - 1
     for m in reversed(mentions):

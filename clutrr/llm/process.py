@@ -30,12 +30,14 @@ from dataclasses import asdict, dataclass, field
 
 from clutrr.core.entailment import story_closure
 from clutrr.core.kb import GENDERS, load_kb
-from clutrr.llm.extract import ClaimReader, before, clean_text, final_text, negated, plain_unicode, vocabulary
+from clutrr.llm.extract import (ADJECTIVE_WORDS, ClaimReader, before, clean_text, final_text, negation_starts, plain_unicode,
+                                vocabulary)
 
 COPULA = (r"(?:is|was|(?:must|would|will|should|could|might|may)\s+be|(?:appears|seems)\s+to\s+be)"
           r"(?:\s+(?:also|therefore|thus|then|indeed|actually|clearly|probably|perhaps|possibly))?")
 CLAIMS = ClaimReader(COPULA)
 CHAINED = re.compile(r"^(?:'s|s'|')")
+CLAIM_PLACE = re.compile(r"(?:'s?|(?<!\S)(?:the|an?))(?:\s+(?:" + "|".join(ADJECTIVE_WORDS) + r"))*\s+", re.I)
 SENTENCE_END = re.compile(r"[.!?](?:\s|$)|\n")
 
 
@@ -79,12 +81,19 @@ def find_claims(text: str, kb: str = "kinship", names: Sequence[str] = ()) -> li
     chained mentions ("not his sister", "Tom's wife's mother") are left out. ``names`` (the
     story's people) are read in lower case too."""
     text = clean_text(text if text.isascii() else plain_unicode(text))
-    out = []
-    for m in vocabulary(kb).mentions(text):
+    # a claim's relation word follows a possessive or an article ("Y's R", "the R of Y"): one scan finds those places
+    places = {m.end() for m in CLAIM_PLACE.finditer(text)}
+    mentions = vocabulary(kb).mentions(text, places)
+    negations = negation_starts(text, mentions)
+    out, read = [], {}
+    for m in mentions:
         pre, post = before(text, m.start), text[m.end: m.end + 80]
-        if CHAINED.match(post) or negated(text, m.start):
+        if CHAINED.match(post) or negations[m.start] >= 0:
             continue
-        claim = CLAIMS.pair(pre, post, names)
+        key = (pre, post)  # a repetition loop states the same claim in the same words: read it once
+        if key not in read:
+            read[key] = CLAIMS.pair(pre, post, names)
+        claim = read[key]
         if claim:
             out.append((claim[0], claim[1], m.word))
     return out
