@@ -48,7 +48,7 @@ the KB's vocabulary when the model named one ("cousin", "great-uncle", "stepmoth
 from __future__ import annotations
 
 import json
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 import re
 import unicodedata
 from collections.abc import Container, Iterable, Sequence
@@ -83,6 +83,7 @@ MODIFIER = r"(?P<mod>(?:great[\s-]*){1,8}|step[\s-]?|half[\s-]?|god|foster[\s-]+
 # "-in-law" after a word that has no in-law form of its own ("aunt-in-law"): a word outside the KB
 IN_LAW = r"(?P<law>(?:\s*-\s*|\s+)in(?:\s*-\s*|\s+)laws?)?"
 SEP = r"(?:\s*-\s*|\s+)"
+MODIFIER_WORDS = ("great", "step", "half", "god", "foster", "adoptive", "surrogate", "ex", "former")  # MODIFIER's
 CLOSED_MODIFIERS = ("step", "god")  # written as one word: stepmother, godson
 
 ANSWER_MARKER = re.compile(
@@ -148,7 +149,9 @@ class Vocabulary:
             self._add_forms(canon, word, word)
         self.canon = canon
         self._words: dict[tuple, str] = {}
-        spelling = r"\b" + MODIFIER + r"(?P<word>" + _trie(canon) + r")" + IN_LAW + r"\b"
+        # a first letter some spelling starts with, checked first: the scan skips other words fast
+        first = "".join(sorted({form[0] for form in canon} | {word[0] for word in MODIFIER_WORDS}))
+        spelling = rf"(?=[{first}])\b" + MODIFIER + r"(?P<word>" + _trie(canon) + r")" + IN_LAW + r"\b"
         self.pattern = re.compile(spelling, re.I)
         self._lower = re.compile(spelling)  # the same on lower-case text: literal branches are tried faster
 
@@ -617,16 +620,19 @@ def _decide_text(text: str, vocab: Vocabulary, query: tuple[str, ...] | None) ->
     live_next = None  # the first sentence after the one looked at that names a relation
     for i in range(len(sentences) - 1, -1, -1):
         sentence = sentences[i]
-        markers = list(ANSWER_MARKER.finditer(sentence))
-        if not markers and HEADING.match(sentence):
-            markers = [HEADING.match(sentence)]
-        for marker in reversed(markers):
-            if _live_after(sentence, marker.end(), vocab):
-                part, after = sentence[marker.end():], sentences[i + 1:]
-            elif live_next is not None:
-                part, after = sentences[live_next], sentences[live_next + 1:]
-            else:
-                continue
+        ends = [marker.end() for marker in ANSWER_MARKER.finditer(sentence)]
+        if not ends and (heading := HEADING.match(sentence)):
+            ends = [heading.end()]
+        # the last marker decides: what follows it, else the next sentence naming a relation,
+        # else the last marker with a relation after it
+        cut = _last_live_cut(sentence, ends, vocab) if ends else None
+        if cut is not None and (cut == ends[-1] or live_next is None):
+            part, after = sentence[cut:], sentences[i + 1:]
+        elif ends and live_next is not None:
+            part, after = sentences[live_next], sentences[live_next + 1:]
+        else:
+            part = None
+        if part is not None:
             answer = None if part.rstrip().endswith("?") else _answer(part, vocab, query)[0]
             return _kept(None if answer == OFF else answer, after, vocab, query)
         if _live(sentence, vocab):
@@ -642,17 +648,46 @@ def _decide_text(text: str, vocab: Vocabulary, query: tuple[str, ...] | None) ->
     return _decide_statements(sentences, vocab, query)
 
 
+MAX_READS = 256  # different statements one decision may read: more leave no answer (a repetition loop)
+
+
+class _TooMany(Exception):
+    """A decision needs more than :data:`MAX_READS` different statements read."""
+
+
+class _Readings(dict):
+    """:func:`_answer` of each statement, read once however often it repeats, and at most
+    :data:`MAX_READS` different ones (then :class:`_TooMany`)."""
+
+    def __init__(self, vocab: Vocabulary, query: tuple[str, ...] | None) -> None:
+        super().__init__()
+        self.vocab, self.query = vocab, query
+
+    def __call__(self, sentence: str) -> tuple[str | None, bool]:
+        got = self.get(sentence)
+        if got is None:
+            if len(self) >= MAX_READS:
+                raise _TooMany
+            got = self[sentence] = _answer(sentence, self.vocab, self.query)
+        return got
+
+
 def _decide_statements(sentences: list[str], vocab: Vocabulary, query: tuple[str, ...] | None) -> str | None:
     """The answer of a reply without an explicit marker or opening word: its last stated
     relation (rule 3 of the module docstring). Sentences are read from the end and only as
-    far as the decision needs, except tentative ones, which are all compared."""
+    far as the decision needs, except tentative ones, which are all compared; no answer
+    when that takes more than :data:`MAX_READS` different sentences."""
+    try:
+        return _last_statement(sentences, vocab, _Readings(vocab, query))
+    except _TooMany:
+        return None
+
+
+def _last_statement(sentences: list[str], vocab: Vocabulary, readings: _Readings) -> str | None:
     live = [i for i, s in enumerate(sentences) if _live(s, vocab)]
-    readings: dict[int, tuple[str | None, bool]] = {}
 
     def read(i: int) -> tuple[str | None, bool]:
-        if i not in readings:
-            readings[i] = _answer(sentences[i], vocab, query)
-        return readings[i]
+        return readings(sentences[i])
 
     explained = next((i for i, s in enumerate(sentences) if REASON_START.match(s)), len(sentences))
     if live and live[-1] >= explained:  # a statement before "Here's why:" or "Explanation:" decides
@@ -699,7 +734,8 @@ def _opening(text: str) -> tuple[str, int, int] | None:
 
 
 def _kept(answer: str | None, after: str | list[str], vocab: Vocabulary, query: tuple[str, ...] | None) -> str | None:
-    """``answer`` unless a later sentence takes it back ("Wait, actually …") for another relation."""
+    """``answer`` unless a later sentence takes it back ("Wait, actually …") for another
+    relation (or more than :data:`MAX_READS` different sentences would have to be read)."""
     if answer is None or not after:
         return answer
     sentences = _sentences(after) if isinstance(after, str) else after
@@ -707,9 +743,12 @@ def _kept(answer: str | None, after: str | list[str], vocab: Vocabulary, query: 
                   if CORRECTION.search(s) or ALTERNATIVE_START.match(s) or TENTATIVE.search(s)), None)
     if start is None:
         return answer
-    for s in sentences[start:]:
-        if _live(s, vocab) and _answer(s, vocab, query)[0] not in (None, OFF, answer):
+    read = _Readings(vocab, query)
+    try:
+        if any(_live(s, vocab) and read(s)[0] not in (None, OFF, answer) for s in sentences[start:]):
             return None
+    except _TooMany:
+        return None
     return answer
 
 
@@ -790,20 +829,24 @@ def _live(text: str, vocab: Vocabulary) -> tuple[Mention, ...]:
     return _mentions(text, vocab)[1]
 
 
-def _live_after(text: str, start: int, vocab: Vocabulary) -> bool:
-    """Whether ``text[start:]`` names a relation that is not negated, without slicing or
-    scanning ``text`` again (a run-on reply has thousands of conclusion markers)."""
-    mentions, _, live_from, negations, starts = _mentions(text, vocab)
-    j = bisect_left(starts, start)
-    while j < len(mentions) and mentions[j].start < start + NEGATION_WINDOW + 1:
-        if negations[mentions[j].start] < start:
-            return True
-        j += 1
-    return j < len(mentions) and live_from[j]
+def _last_live_cut(text: str, ends: list[int], vocab: Vocabulary) -> int | None:
+    """The last of ``ends`` (ascending places in ``text``, each where a marker ends) after
+    which ``text`` names a relation not negated from before that place, or None. Read from
+    the mentions' side, each once, as a run-on reply has thousands of markers."""
+    mentions, _, _, negations, _ = _mentions(text, vocab)
+    best = -1
+    for m in reversed(mentions):
+        if m.start < best:  # no place after ``best`` comes before this mention
+            break
+        k = bisect_right(ends, m.start) - 1  # the last place before the mention...
+        if k >= 0 and ends[k] > negations[m.start]:  # ...after its negation, if any
+            best = max(best, ends[k])
+    return best if best >= 0 else None
 
 
 NEGATED_AFTER = re.compile(r"[\s,*_\u2013\u2014-]*(?:not|never)\W*$", re.I)
-MAX_MENTIONS = 64  # more relation words than this in one statement: no answer
+MAX_MENTIONS = 64  # more relation words than this in the part of a statement read: no answer
+MAX_STATEMENT_MENTIONS = 1024  # more in a whole statement (before its conclusion is found): no answer
 COPULA_WINDOW = 96
 COPULA_WORDS = ("is", "are", "was", "were", "be", "am", "becomes", "remains", "'s", "'re")
 
@@ -825,12 +868,13 @@ def _answer(segment: str, vocab: Vocabulary, query: tuple[str, ...] | None) -> t
         return None, True
     concluded = False
     mentions = _mentions(segment, vocab)[0]
+    if len(mentions) > MAX_STATEMENT_MENTIONS:  # a repetition loop in one sentence
+        return None, True
     if mentions:  # the last conclusion marker with a relation after it
-        markers = list(CONCLUSION.finditer(segment, 0, mentions[-1].start))
-        for marker in reversed(markers):
-            if _live_after(segment, marker.end(), vocab):
-                segment, concluded = segment[marker.end():], True
-                break
+        ends = [marker.end() for marker in CONCLUSION.finditer(segment, 0, mentions[-1].start)]
+        cut = _last_live_cut(segment, ends, vocab) if ends else None
+        if cut is not None:
+            segment, concluded = segment[cut:], True
     live = _live(segment, vocab)
     if live:
         reason = next((r for r in REASON.finditer(segment, live[0].end) if r.start() > 0), None)

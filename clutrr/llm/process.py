@@ -20,7 +20,10 @@ through the story's people, the first claim that is neither true nor restated, a
 score in [0, 1]: the mean of the precision and the connection, halved when any claim is
 false or about a stranger (so a false claim keeps the score below that of the same
 reply without it, whatever is added), and 0 without a derived claim (restating the
-story earns nothing).
+story earns nothing). A reasoning with more than :data:`MAX_CLAIM_READS` places that may
+state a claim in different words (a relation word after a possessive or an article) is
+not judged and scores 0: so a reply of any length is judged in bounded time, and the cap
+can only lower a score.
 """
 from __future__ import annotations
 
@@ -38,6 +41,8 @@ COPULA = (r"(?:is|was|(?:must|would|will|should|could|might|may)\s+be|(?:appears
 CLAIMS = ClaimReader(COPULA)
 CHAINED = re.compile(r"^(?:'s|s'|')")
 CLAIM_PLACE = re.compile(r"(?:'s?|(?<!\S)(?:the|an?))(?:\s+(?:" + "|".join(ADJECTIVE_WORDS) + r"))*\s+", re.I)
+# more places that may state a claim (in different words) than this: a repetition loop or a list of guesses, judged 0
+MAX_CLAIM_READS = 1024
 SENTENCE_END = re.compile(r"[.!?](?:\s|$)|\n")
 
 
@@ -76,10 +81,13 @@ class ProcessResult:
                 "score": self.score}
 
 
-def find_claims(text: str, kb: str = "kinship", names: Sequence[str] = ()) -> list[tuple[str, str, str]]:
+def find_claims(text: str, kb: str = "kinship", names: Sequence[str] = (),
+                limit: int | None = None) -> list[tuple[str, str, str]] | None:
     """Every (person, owner, relation word) that ``text`` states, in order; negated and
     chained mentions ("not his sister", "Tom's wife's mother") are left out. ``names`` (the
-    story's people) are read in lower case too."""
+    story's people) are read in lower case too. With ``limit``, None when more than that
+    many places may state a claim in different words (a relation word after a possessive or
+    an article; the same words repeated are read once)."""
     text = clean_text(text if text.isascii() else plain_unicode(text))
     # a claim's relation word follows a possessive or an article ("Y's R", "the R of Y"): one scan finds those places
     places = {m.end() for m in CLAIM_PLACE.finditer(text)}
@@ -92,6 +100,8 @@ def find_claims(text: str, kb: str = "kinship", names: Sequence[str] = ()) -> li
             continue
         key = (pre, post)  # a repetition loop states the same claim in the same words: read it once
         if key not in read:
+            if limit is not None and len(read) >= limit:
+                return None
             read[key] = CLAIMS.pair(pre, post, names)
         claim = read[key]
         if claim:
@@ -117,8 +127,8 @@ def process_reward(completion: str | None, entry: dict, reasoning: str | None = 
     text = "\n".join(t for t in (reasoning, completion) if t)
     meta = entry["metadata"]
     people = meta["people"]
-    found = find_claims(text, kb, [p["name"] for p in people]) if text else []
-    if not found:
+    found = find_claims(text, kb, [p["name"] for p in people], MAX_CLAIM_READS) if text else []
+    if not found:  # none, or too many to judge
         return ProcessResult()
     base = load_kb(kb)
     adjacent = {frozenset((f["head"], f["tail"])) for f in meta["facts"]}
