@@ -575,7 +575,7 @@ def _extract(text: str, vocab: Vocabulary, query: tuple[str, ...] | None) -> str
 CACHED_LENGTH = 512  # short replies repeat (bare words, sentences); long ones rarely do and would fill memory
 _extract_cached = lru_cache(maxsize=65536)(_extract)
 
-BRACKET = re.compile(r"[()]")
+BRACKET = re.compile(r"([()])")
 # a parenthesis that is the answer itself ("Answer: (aunt)") or offers an alternative ("(or possibly mother)")
 READ_PARENTHESIS = re.compile(r"(?:^|(?<=[:\n]))[^\S\n]*\(([^()]*)\)|\((\s*(?:or|possibly|perhaps|maybe|either)\b[^()]*)\)",
                               re.I)
@@ -597,18 +597,19 @@ def clean_text(text: str) -> str:
 def _without_parentheses(text: str) -> str:
     """``text`` with every balanced parenthesis, nested ones included, replaced by a space
     (in one pass; an unbalanced bracket stays)."""
-    closed, opened = [], []
-    for bracket in BRACKET.finditer(text):
-        if bracket.group() == "(":
-            opened.append(bracket.start())
-        elif opened:
-            closed.append((opened.pop(), bracket.end()))
-    out, at = [], 0
-    for start, end in sorted(closed):
-        if start >= at:  # not inside a parenthesis already removed
-            out.append(text[at:start])
-            at = end
-    return " ".join(out + [text[at:]]) if closed else text
+    pieces = BRACKET.split(text)  # text, bracket, text, bracket, ..., text
+    out, opened = [pieces[0]], []
+    for i in range(1, len(pieces), 2):
+        if pieces[i] == "(":
+            opened.append(len(out))
+            out.append("(")
+        elif opened:  # what the parenthesis holds, a removed one inside included, becomes one space
+            del out[opened.pop():]
+            out.append(" ")
+        else:
+            out.append(")")
+        out.append(pieces[i + 1])
+    return "".join(out)
 
 
 def _sentences(text: str) -> list[str]:
