@@ -92,19 +92,19 @@ ANSWER_MARKER = re.compile(
     r"\b(?:relationship|relation)\b(?:\s+(?:between|of|to)\s+[^.:;\n]{1,60}?)?\s*(?:\bis\b|\bwould\s+be\b|:|=)",
     re.I)
 CONCLUSION = re.compile(
-    r"\b(?:so|therefore|thus|hence|consequently|which\s+makes|that\s+makes|this\s+makes|making|makes|"
-    r"means(?:\s+that)?|ie|in\s+conclusion|in\s+summary|in\s+short|overall|or\s+rather)\b|=>|->|→", re.I)
+    r"(?=[sthcwmio=\-\u2192])(?:\b(?:so|therefore|thus|hence|consequently|which\s+makes|that\s+makes|this\s+makes|making|makes|"
+    r"means(?:\s+that)?|ie|in\s+conclusion|in\s+summary|in\s+short|overall|or\s+rather)\b|=>|->|→)", re.I)
 REASON_START = re.compile(r"^\W*(?:(?:this|that)(?:\s+is|'s)\s+because|because|recall|note\s+that|"
                           r"explanation|reasoning|justification|rationale|"
                           r"here(?:'s|\s+is)\s+(?:why|how|the\s+reasoning|the\s+explanation|my\s+reasoning)|"
                           r"let\s+me\s+explain|to\s+explain)\b", re.I)
-REASON = re.compile(r"\b(?:because|since|given\s+that|due\s+to|based\s+on|through|via)\b|,\s*as\b", re.I)
-HEDGE = re.compile(
-    r"\b(?:can\s*not|can't|cannot|unable\s+to|impossible\s+to|not\s+possible\s+to)\s+(?:be\s+)?"
+REASON = re.compile(r"(?=[bsgdtv,])(?:\b(?:because|since|given\s+that|due\s+to|based\s+on|through|via)\b|,\s*as\b)", re.I)
+HEDGE = re.compile(  # the first letter checked first: a long reply is scanned faster
+    r"(?=[cuidna])(?:\b(?:can\s*not|can't|cannot|unable\s+to|impossible\s+to|not\s+possible\s+to)\s+(?:be\s+)?"
     r"(?:determined?|tell|told|say|said|know|infer(?:red)?|conclude[d]?|answer)|"
     r"\b(?:does|do|did)\s*(?:not|n't)\s+(?:say|state|specify|mention|tell|indicate)|"
     r"\bnot\s+(?:stated|specified|mentioned|given)\b|\bnot\s+enough\s+information|\binsufficient\s+information|\bno\s+way\s+to\s+(?:know|tell)|"
-    r"\bunclear\b|\bambiguous\b|\bunknown\b|\bnot\s+(?:sure|certain)\b|\bundetermined\b|\bcould\s+be\s+either\b",
+    r"\bunclear\b|\bambiguous\b|\bunknown\b|\bnot\s+(?:sure|certain)\b|\bundetermined\b|\bcould\s+be\s+either\b)",
     re.I)
 NEGATION = re.compile(r"(?:\bnot|n't|\bnever|\bnor|\bneither|\brather\s+than|\binstead\s+of|\bno\s+longer|\bno)"
                       r"\s+(?:(?!but\b)[\w'-]+\s+){0,2}$", re.I)
@@ -265,11 +265,12 @@ ALTERNATIVE = re.compile(r"\s*(?:or|/|nor|versus|vs)\b", re.I)
 # what may stand between a bare opening word and a second relation offered beside it ("Aunt, possibly mother")
 LISTED = re.compile(r"[\s,/;]*(?:(?:or|and|nor|vs\.?|versus|possibly|perhaps|maybe|probably|either|else|even)\s+"
                     r"(?:(?:the|a|an|his|her|their)\s+)?)*", re.I)
-TENTATIVE = re.compile(r"\b(?:could|might|may)\s+(?:also\s+|well\s+)?be\b|\b(?:possibly|perhaps|maybe)\b", re.I)
+TENTATIVE = re.compile(r"(?=[cmp])(?:\b(?:could|might|may)\s+(?:also\s+|well\s+)?be\b|\b(?:possibly|perhaps|maybe)\b)",
+                       re.I)
 ALTERNATIVE_START = re.compile(r"^\W*(?:or|alternatively|otherwise)\b", re.I)
 # a sentence taking back what was answered before it ("Wait, actually ...", "On second thought ...")
 CORRECTION = re.compile(
-    r"\b(?:wait|actually|correction|scratch\s+that|i\s+mean|oops|sorry|i\s+was\s+wrong|hold\s+on|"
+    r"(?=[wacsiohl])\b(?:wait|actually|correction|scratch\s+that|i\s+mean|oops|sorry|i\s+was\s+wrong|hold\s+on|"
     r"on\s+(?:second|further)\s+thought|let\s+me\s+(?:re-?check|reconsider|correct|double[\s-]?check))\b|^\W*no\b", re.I)
 HEADING = re.compile(r"^\W*(?:the\s+)?(?:final\s+)?answer\W*$", re.I)
 OFF = "off"  # a statement about another pair of people than the one asked about

@@ -20,10 +20,10 @@ through the story's people, the first claim that is neither true nor restated, a
 score in [0, 1]: the mean of the precision and the connection, halved when any claim is
 false or about a stranger (so a false claim keeps the score below that of the same
 reply without it, whatever is added), and 0 without a derived claim (restating the
-story earns nothing). A reasoning with more than :data:`MAX_CLAIM_READS` places that may
-state a claim in different words (a relation word after a possessive or an article) is
-not judged and scores 0: so a reply of any length is judged in bounded time, and the cap
-can only lower a score.
+story earns nothing). A reasoning with more than :data:`MAX_CLAIM_PLACES` relation words
+where a claim may end (after a possessive or an article: "Y's R", "the R"), repeats
+included, is a repetition loop or a list of guesses: it is not judged and scores 0, so a
+reply of any length is judged in bounded time and the cap can only lower a score.
 """
 from __future__ import annotations
 
@@ -40,9 +40,10 @@ COPULA = (r"(?:is|was|(?:must|would|will|should|could|might|may)\s+be|(?:appears
           r"(?:\s+(?:also|therefore|thus|then|indeed|actually|clearly|probably|perhaps|possibly))?")
 CLAIMS = ClaimReader(COPULA)
 CHAINED = re.compile(r"^(?:'s|s'|')")
-CLAIM_PLACE = re.compile(r"(?:'s?|(?<!\S)(?:the|an?))(?:\s+(?:" + "|".join(ADJECTIVE_WORDS) + r"))*\s+", re.I)
-# more places that may state a claim (in different words) than this: a repetition loop or a list of guesses, judged 0
-MAX_CLAIM_READS = 1024
+CLAIM_PLACE = re.compile(r"(?:'s?|(?<!\S)(?:the|an?))(?:\s+(?:" + "|".join(ADJECTIVE_WORDS) + r"))*\s+")  # lower case
+CLAIM_PLACE_ANY_CASE = re.compile(CLAIM_PLACE.pattern, re.I)
+# more relation words than this where a claim may end: a repetition loop or a list of guesses, judged 0
+MAX_CLAIM_PLACES = 2048
 SENTENCE_END = re.compile(r"[.!?](?:\s|$)|\n")
 
 
@@ -86,12 +87,13 @@ def find_claims(text: str, kb: str = "kinship", names: Sequence[str] = (),
     """Every (person, owner, relation word) that ``text`` states, in order; negated and
     chained mentions ("not his sister", "Tom's wife's mother") are left out. ``names`` (the
     story's people) are read in lower case too. With ``limit``, None when more than that
-    many places may state a claim in different words (a relation word after a possessive or
-    an article; the same words repeated are read once)."""
+    many relation words stand where a claim may end (after a possessive or an article)."""
     text = clean_text(text if text.isascii() else plain_unicode(text))
     # a claim's relation word follows a possessive or an article ("Y's R", "the R of Y"): one scan finds those places
-    places = {m.end() for m in CLAIM_PLACE.finditer(text)}
-    mentions = vocabulary(kb).mentions(text, places)
+    scan = CLAIM_PLACE.finditer(text.lower()) if text.isascii() else CLAIM_PLACE_ANY_CASE.finditer(text)
+    mentions = vocabulary(kb).mentions(text, {m.end() for m in scan})
+    if limit is not None and len(mentions) > limit:
+        return None
     negations = negation_starts(text, mentions)
     out, read = [], {}
     for m in mentions:
@@ -100,8 +102,6 @@ def find_claims(text: str, kb: str = "kinship", names: Sequence[str] = (),
             continue
         key = (pre, post)  # a repetition loop states the same claim in the same words: read it once
         if key not in read:
-            if limit is not None and len(read) >= limit:
-                return None
             read[key] = CLAIMS.pair(pre, post, names)
         claim = read[key]
         if claim:
@@ -127,7 +127,7 @@ def process_reward(completion: str | None, entry: dict, reasoning: str | None = 
     text = "\n".join(t for t in (reasoning, completion) if t)
     meta = entry["metadata"]
     people = meta["people"]
-    found = find_claims(text, kb, [p["name"] for p in people], MAX_CLAIM_READS) if text else []
+    found = find_claims(text, kb, [p["name"] for p in people], MAX_CLAIM_PLACES) if text else []
     if not found:  # none, or too many to judge
         return ProcessResult()
     base = load_kb(kb)
