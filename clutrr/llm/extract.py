@@ -533,6 +533,21 @@ def _boxed(text: str) -> tuple[str, int] | None:
     return None
 
 
+def json_answer(text: str) -> tuple[str | None, int] | None:
+    """The value of the last JSON ``"answer"`` key in ``text`` and where it ends; the value is
+    None when it is ``null`` or unreadable. None when ``text`` has no such key."""
+    last = None
+    for last in JSON_ANSWER.finditer(text):
+        pass
+    if last is None:
+        return None
+    try:
+        value = json.loads(last.group(1))
+    except ValueError:
+        value = None
+    return value, last.end()
+
+
 def _latex_space(command: re.Match) -> str:
     """A LaTeX spacing command (``\\ ``, ``\\,``) becomes a space; other commands and braces vanish."""
     return " " if command.group()[:1] == "\\" and command.group()[1:2] in " ,;:!" else ""
@@ -559,16 +574,13 @@ def _extract(text: str, vocab: Vocabulary, query: tuple[str, ...] | None) -> str
     if boxed:
         answer = _decide_text(clean_text(boxed[0]), vocab, query)
         return _kept(answer, clean_text(text[boxed[1]:]), vocab, query)
-    keyed = list(JSON_ANSWER.finditer(text))
-    if keyed:
-        try:
-            value = json.loads(keyed[-1].group(1))
-        except ValueError:
-            return None
-        if not isinstance(value, str):
+    keyed = json_answer(text)
+    if keyed is not None:
+        value, end = keyed
+        if value is None:
             return None
         answer = _decide_text(clean_text(value), vocab, query)
-        return _kept(answer, clean_text(text[keyed[-1].end():]), vocab, query)
+        return _kept(answer, clean_text(text[end:]), vocab, query)
     return _decide_text(clean_text(text), vocab, query)
 
 
