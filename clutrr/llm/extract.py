@@ -79,7 +79,9 @@ SYNONYMS = {
     "bro": "brother", "sis": "sister", "auntie": "aunt", "aunty": "aunt",
 }
 # a prefix that turns a relation into another one outside the vocabulary
-MODIFIER = r"(?P<mod>(?:great[\s-]*){1,8}|step[\s-]?|half[\s-]?|god|foster[\s-]+|adoptive[\s-]+|surrogate[\s-]+|ex[\s-]|former\s+)?"
+# (the greats are taken whole, as an atomic group would: no relation word starts with "great", and a
+# scan of "great-great-…" must not retry every shorter run of them)
+MODIFIER = r"(?P<mod>(?=(?P<greats>(?:great[\s-]*){1,8}))(?P=greats)|step[\s-]?|half[\s-]?|god|foster[\s-]+|adoptive[\s-]+|surrogate[\s-]+|ex[\s-]|former\s+)?"
 # "-in-law" after a word that has no in-law form of its own ("aunt-in-law"): a word outside the KB
 IN_LAW = r"(?P<law>(?:\s*-\s*|\s+)in(?:\s*-\s*|\s+)laws?)?"
 SEP = r"(?:\s*-\s*|\s+)"
@@ -154,6 +156,7 @@ class Vocabulary:
         spelling = rf"(?=[{first}])\b" + MODIFIER + r"(?P<word>" + _trie(canon) + r")" + IN_LAW + r"\b"
         self.pattern = re.compile(spelling, re.I)
         self._lower = re.compile(spelling)  # the same on lower-case text: literal branches are tried faster
+        self._groups = tuple(self.pattern.groupindex[name] for name in ("word", "law", "mod"))
 
     @staticmethod
     def _add_forms(canon: dict[str, str], surface: str, word: str) -> None:
@@ -170,12 +173,13 @@ class Vocabulary:
         """Every relation word in ``text`` (only those starting at one of ``at``, when
         given), modified ones (``great-uncle``) as words of their own."""
         words, spelled, new = self._words, self._spelled, tuple.__new__  # no Python-level __new__ per mention
+        groups = self._groups
         out = []
         scan = self._lower.finditer(text.lower()) if text.isascii() else self.pattern.finditer(text)
         for m in scan:
             if at is not None and m.start() not in at:
                 continue
-            key = m.group(2, 3, 1)  # word, law, mod
+            key = m.group(*groups)
             out.append(new(Mention, (*m.span(), words.get(key) or spelled(*key))))
         return out
 
