@@ -8,11 +8,12 @@ no answer, or a reasoning a process score of 0, never more than it would otherwi
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import pytest
 from adversarial_replies import SHAPES
 
-from clutrr.llm.extract import MAX_READS, MAX_STATEMENT_MENTIONS, answer_tags, extract_answer
+from clutrr.llm.extract import MAX_MENTIONS, MAX_READS, MAX_STATEMENT_MENTIONS, answer_tags, extract_answer
 from clutrr.llm.process import MAX_CLAIM_PLACES, process_reward
 from clutrr.rl import score_answer
 
@@ -82,3 +83,11 @@ def test_a_decision_reading_too_many_statements_gives_no_answer():
 def test_a_statement_with_too_many_relation_words_gives_no_answer():
     assert extract_answer("aunt " * (MAX_STATEMENT_MENTIONS - 1) + "so Renee is Edith's aunt") == "aunt"
     assert extract_answer("aunt " * MAX_STATEMENT_MENTIONS + "so Renee is Edith's aunt") is None
+
+
+def test_the_docs_state_the_caps():
+    text = " ".join((Path(__file__).resolve().parents[1] / "docs" / "eval.md").read_text(encoding="utf-8").split())
+    caps = {"MAX_MENTIONS": MAX_MENTIONS, "MAX_STATEMENT_MENTIONS": MAX_STATEMENT_MENTIONS, "MAX_READS": MAX_READS,
+            "MAX_CLAIM_PLACES": MAX_CLAIM_PLACES}
+    for name, value in caps.items():
+        assert f"more than {value:,}" in text and f"`{name}`" in text, name

@@ -35,6 +35,12 @@ relations and none stated. Negated mentions ("not his sister") are ignored. With
 copula, a part naming exactly one relation ("Answer: Wife", "Howard's wife is Crystal")
 gives it.
 
+A reply of any length is read in linear time, its work bounded by caps that can only leave
+no answer: a statement naming more than :data:`MAX_STATEMENT_MENTIONS` relations (a
+repetition loop in one sentence), and a decision needing more than :data:`MAX_READS`
+different sentences read (steps after the answer, possibilities offered, sentences after a
+correction; a sentence repeated is read once), give no answer.
+
 With ``query=(head, tail)`` (the question asks what tail is to head), a statement naming
 its people ("X is Y's R", "X is the R of Y", "Y's R is X") answers only when X is the tail
 and Y the head: one about the pair reversed or about other people is a step, never the
