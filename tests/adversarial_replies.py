@@ -53,4 +53,9 @@ SHAPES = {
     "numbered reasons": lambda size: _numbered("Renee is Edith's aunt because {n}. ", size),
     "numbered claims in one sentence": lambda size: _numbered("Renee is Edith's aunt {n}, ", size),
     "articles": lambda size: _repeat("the aunt ", size),
+    "numbered boxes": lambda size: _numbered("\\boxed{{aunt {n}}}", size),
+    "numbered answer tags": lambda size: _numbered("<answer>aunt {n}</answer>", size),
+    "numbered short sentences": lambda size: _numbered("aunt {n}. ", size),
+    "numbered lines": lambda size: _numbered("so aunt {n}\n", size),
+    "numbered clauses": lambda size: _numbered("aunt {n};", size),
 }

@@ -498,13 +498,20 @@ def _tag_contents(text: str, opens: list[re.Match]) -> set[str]:
 
 
 def _boxed_contents(text: str) -> set[str]:
-    """The distinct contents of every closed ``\\boxed{…}``."""
-    out, rest = set(), text
-    while (box := _boxed(rest)) is not None:
-        out.add(box[0])
-        start = rest.rfind("\\boxed", 0, box[1])
-        rest = rest[:start]
-    return out
+    """The distinct contents of every closed ``\\boxed{…}``, read from the last one back, each
+    in the text before the previous one read (so a box holding another is not read), with
+    the braces matched once for the whole text."""
+    starts = list(BOXED.finditer(text))
+    closing = _closing_braces(text)
+    out, end, i = set(), len(text), len(starts) - 1
+    while True:  # a box counts when its brace closes before ``end``
+        while i >= 0 and not (starts[i].end() <= end and closing.get(starts[i].end() - 1, end) < end):
+            i -= 1
+        if i < 0:
+            return out
+        close = closing[starts[i].end() - 1]
+        out.add(LATEX_COMMAND.sub(_latex_space, text[starts[i].end(): close]))
+        end = text.rfind("\\boxed", 0, close + 1)
 
 
 def _last_correction(text: str, end: int) -> int:
@@ -516,11 +523,28 @@ def _last_correction(text: str, end: int) -> int:
 
 
 def _differ(contents: set[str], vocab: Vocabulary, query: tuple[str, ...] | None) -> bool:
-    """Whether the answers of several tags or boxes name different relations."""
-    if len(contents) < 2:
-        return False
-    said = {_decide_text(clean_text(c), vocab, query) for c in contents} - {None, OFF}
-    return len(said) > 1
+    """Whether the answers of several tags or boxes name different relations (or there are
+    more than :data:`MAX_READS` different ones to read)."""
+    if len(contents) > MAX_READS:
+        return True
+    said: set[str | None] = set()
+    for content in contents:
+        said.add(_decide_text(clean_text(content), vocab, query))
+        if len(said - {None, OFF}) > 1:
+            return True
+    return False
+
+
+def _closing_braces(text: str) -> dict[int, int]:
+    """Where the brace opened at each place of ``text`` closes (unclosed ones left out)."""
+    closing: dict[int, int] = {}
+    opened: list[int] = []
+    for brace in BRACE.finditer(text):
+        if brace.group() == "{":
+            opened.append(brace.start())
+        elif opened:
+            closing[opened.pop()] = brace.start()
+    return closing
 
 
 def _boxed(text: str) -> tuple[str, int] | None:
@@ -529,13 +553,7 @@ def _boxed(text: str) -> tuple[str, int] | None:
     starts = list(BOXED.finditer(text))
     if not starts:
         return None
-    closing: dict[int, int] = {}
-    opened: list[int] = []
-    for brace in BRACE.finditer(text):
-        if brace.group() == "{":
-            opened.append(brace.start())
-        elif opened:
-            closing[opened.pop()] = brace.start()
+    closing = _closing_braces(text)
     for m in reversed(starts):
         end = closing.get(m.end() - 1)
         if end is not None:
