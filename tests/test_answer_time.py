@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 from adversarial_replies import SHAPES
 
-from clutrr.llm.extract import MAX_MENTIONS, MAX_READS, MAX_STATEMENT_MENTIONS, answer_tags, extract_answer
+from clutrr.llm.extract import (MAX_MENTIONS, MAX_READS, MAX_SENTENCES, MAX_STATEMENT_MENTIONS, answer_tags,
+                                extract_answer)
 from clutrr.llm.process import MAX_CLAIM_PLACES, process_reward
 from clutrr.rl import score_answer
 
@@ -85,9 +86,22 @@ def test_a_statement_with_too_many_relation_words_gives_no_answer():
     assert extract_answer("aunt " * MAX_STATEMENT_MENTIONS + "so Renee is Edith's aunt") is None
 
 
+def test_a_reply_of_too_many_sentences_gives_no_answer():
+    answer = "Answer: aunt. "
+    assert extract_answer(answer + "Step done. " * (MAX_SENTENCES - 1)) == "aunt"
+    assert extract_answer(answer + "Step done. " * MAX_SENTENCES) is None
+
+
+def test_several_boxes_or_tags_past_the_cap_give_no_answer():
+    boxes = "".join(f"\\boxed{{aunt {n}}}" for n in range(MAX_READS + 1))
+    tags = "".join(f"<answer>aunt {n}</answer>" for n in range(MAX_READS + 1))
+    assert extract_answer(boxes[boxes.index("\\boxed", 1):]) == "aunt" and extract_answer(boxes) is None
+    assert extract_answer(tags[tags.index("<answer>", 1):]) == "aunt" and extract_answer(tags) is None
+
+
 def test_the_docs_state_the_caps():
     text = " ".join((Path(__file__).resolve().parents[1] / "docs" / "eval.md").read_text(encoding="utf-8").split())
     caps = {"MAX_MENTIONS": MAX_MENTIONS, "MAX_STATEMENT_MENTIONS": MAX_STATEMENT_MENTIONS, "MAX_READS": MAX_READS,
-            "MAX_CLAIM_PLACES": MAX_CLAIM_PLACES}
+            "MAX_SENTENCES": MAX_SENTENCES, "MAX_CLAIM_PLACES": MAX_CLAIM_PLACES}
     for name, value in caps.items():
         assert f"more than {value:,}" in text and f"`{name}`" in text, name

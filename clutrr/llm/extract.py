@@ -36,10 +36,11 @@ copula, a part naming exactly one relation ("Answer: Wife", "Howard's wife is Cr
 gives it.
 
 A reply of any length is read in linear time, its work bounded by caps that can only leave
-no answer: a statement naming more than :data:`MAX_STATEMENT_MENTIONS` relations (a
-repetition loop in one sentence), and a decision needing more than :data:`MAX_READS`
-different sentences read (steps after the answer, possibilities offered, sentences after a
-correction; a sentence repeated is read once), give no answer.
+no answer: a part read of more than :data:`MAX_SENTENCES` sentences, a statement naming
+more than :data:`MAX_STATEMENT_MENTIONS` relations (a repetition loop in one sentence),
+and a decision needing more than :data:`MAX_READS` different sentences read (steps after
+the answer, possibilities offered, sentences after a correction, several tags or boxes;
+a sentence repeated is read once) give no answer.
 
 With ``query=(head, tail)`` (the question asks what tail is to head), a statement naming
 its people ("X is Y's R", "X is the R of Y", "Y's R is X") answers only when X is the tail
@@ -659,6 +660,8 @@ def _sentences(text: str) -> list[str]:
 
 def _decide_text(text: str, vocab: Vocabulary, query: tuple[str, ...] | None) -> str | None:
     sentences = _sentences(text)
+    if len(sentences) > MAX_SENTENCES:  # a repetition loop: no answer (and no time spent on each sentence)
+        return None
     live_next = None  # the first sentence after the one looked at that names a relation
     for i in range(len(sentences) - 1, -1, -1):
         sentence = sentences[i]
@@ -690,6 +693,7 @@ def _decide_text(text: str, vocab: Vocabulary, query: tuple[str, ...] | None) ->
     return _decide_statements(sentences, vocab, query)
 
 
+MAX_SENTENCES = 2048  # more sentences than this in the part read: no answer
 MAX_READS = 256  # different statements one decision may read: more leave no answer (a repetition loop)
 
 
@@ -834,6 +838,8 @@ def negation_starts(text: str, mentions: Sequence[Mention]) -> dict[int, int]:
     Each negation starts with one of :data:`NEGATION_WORDS`, found in one scan of the text,
     so only those places are tried (most mentions of a long text have none in reach)."""
     triggers = _trigger_starts(text)
+    if not triggers:
+        return dict.fromkeys([m.start for m in mentions], -1)
     out: dict[int, int] = {}
     for m in mentions:
         hi = bisect_left(triggers, m.start)
@@ -850,20 +856,17 @@ def negation_starts(text: str, mentions: Sequence[Mention]) -> dict[int, int]:
     return out
 
 
+NO_MENTIONS: tuple[tuple[Mention, ...], tuple[Mention, ...], dict[int, int]] = ((), (), {})
+
+
 @lru_cache(maxsize=4096)
-def _mentions(text: str, vocab: Vocabulary) -> tuple[tuple[Mention, ...], tuple[Mention, ...], tuple[bool, ...],
-                                                     dict[int, int], list[int]]:
-    """The mentions of ``text``, those not negated, for each mention whether it or a later one
-    is not negated, :func:`negation_starts` of the mentions, and their starts."""
-    mentions = vocab.mentions(text)
+def _mentions(text: str, vocab: Vocabulary) -> tuple[tuple[Mention, ...], tuple[Mention, ...], dict[int, int]]:
+    """The mentions of ``text``, those not negated, and :func:`negation_starts` of the mentions."""
+    mentions = tuple(vocab.mentions(text))
+    if not mentions:  # most sentences of a long reply: answered without a second scan
+        return NO_MENTIONS
     negations = negation_starts(text, mentions)
-    live = [m for m in mentions if negations[m.start] < 0]
-    later, flags, at = False, [], len(live) - 1
-    for m in reversed(mentions):
-        if at >= 0 and live[at] is m:
-            later, at = True, at - 1
-        flags.append(later)
-    return tuple(mentions), tuple(live), tuple(reversed(flags)), negations, [m.start for m in mentions]
+    return mentions, tuple(m for m in mentions if negations[m.start] < 0), negations
 
 
 def _live(text: str, vocab: Vocabulary) -> tuple[Mention, ...]:
@@ -875,7 +878,7 @@ def _last_live_cut(text: str, ends: list[int], vocab: Vocabulary) -> int | None:
     """The last of ``ends`` (ascending places in ``text``, each where a marker ends) after
     which ``text`` names a relation not negated from before that place, or None. Read from
     the mentions' side, each once, as a run-on reply has thousands of markers."""
-    mentions, _, _, negations, _ = _mentions(text, vocab)
+    mentions, _, negations = _mentions(text, vocab)
     best = -1
     for m in reversed(mentions):
         if m.start < best:  # no place after ``best`` comes before this mention
