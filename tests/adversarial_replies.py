@@ -58,4 +58,7 @@ SHAPES = {
     "numbered short sentences": lambda size: _numbered("aunt {n}. ", size),
     "numbered lines": lambda size: _numbered("so aunt {n}\n", size),
     "numbered clauses": lambda size: _numbered("aunt {n};", size),
+    "non-ASCII claims": lambda size: _numbered("Ren\u00e9e is \u00c9dith's aunt {n}. ", size),
+    "repeated copulas": lambda size: _repeat("is ", size, tail="Edith's aunt"),
+    "apostrophes": lambda size: _repeat("'s ", size, tail="aunt"),
 }

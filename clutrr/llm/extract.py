@@ -626,6 +626,10 @@ READ_PARENTHESIS = re.compile(r"(?:^|(?<=[:\n]))[^\S\n]*\(([^()]*)\)|\((\s*(?:or
 def clean_text(text: str) -> str:
     """``text`` with straight quotes, without markdown marks, dotted abbreviations or
     parentheses (those giving the answer itself or an alternative are unwrapped)."""
+    return _clean_long(text) if len(text) > CACHED_LENGTH else _clean(text)
+
+
+def _clean(text: str) -> str:
     text = text.replace("\u2019", "'").replace("\u2018", "'")
     text = re.sub(r"[*_`#\[\]]", "", text)
     text = re.sub(r"\b(i)\.(e)\.|\b(e)\.(g)\.", lambda m: "".join(g for g in m.groups() if g), text, flags=re.I)
@@ -634,6 +638,9 @@ def clean_text(text: str) -> str:
         return text
     text = READ_PARENTHESIS.sub(lambda m: " " + (m.group(1) or m.group(2)) + " ", text)
     return _without_parentheses(text)
+
+
+_clean_long = lru_cache(maxsize=4)(_clean)  # a reward reads a long reply twice: its answer, then its claims
 
 
 def _without_parentheses(text: str) -> str:
