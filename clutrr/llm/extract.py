@@ -95,10 +95,10 @@ SEP = r"(?:\s*-\s*|\s+)"
 MODIFIER_WORDS = ("great", "step", "half", "god", "foster", "adoptive", "surrogate", "ex", "former")  # MODIFIER's
 CLOSED_MODIFIERS = ("step", "god")  # written as one word: stepmother, godson
 
-ANSWER_MARKER = re.compile(
-    r"\bfinal\s+answer\b\s*(?:is\b|would\s+be\b|:|=|-)?|^\W*answer\b\s*(?:is\b|:|=|-)|"
+ANSWER_MARKER = re.compile(  # (elsewhere than at the start, a first letter is checked before the alternatives)
+    r"^\W*answer\b\s*(?:is\b|:|=|-)|(?=[far])(?:\bfinal\s+answer\b\s*(?:is\b|would\s+be\b|:|=|-)?|"
     r"\banswer\s+(?:is|would\s+be|=)|"
-    r"\b(?:relationship|relation)\b(?:\s+(?:between|of|to)\s+[^.:;\n]{1,60}?)?\s*(?:\bis\b|\bwould\s+be\b|:|=)",
+    r"\b(?:relationship|relation)\b(?:\s+(?:between|of|to)\s+[^.:;\n]{1,60}?)?\s*(?:\bis\b|\bwould\s+be\b|:|=))",
     re.I)
 CONCLUSION = re.compile(
     r"(?=[sthcwmio=\-\u2192])(?:\b(?:so|therefore|thus|hence|consequently|which\s+makes|that\s+makes|this\s+makes|making|makes|"
@@ -866,14 +866,22 @@ def negation_starts(text: str, mentions: Sequence[Mention]) -> dict[int, int]:
 NO_MENTIONS: tuple[tuple[Mention, ...], tuple[Mention, ...], dict[int, int]] = ((), (), {})
 
 
-@lru_cache(maxsize=4096)
 def _mentions(text: str, vocab: Vocabulary) -> tuple[tuple[Mention, ...], tuple[Mention, ...], dict[int, int]]:
-    """The mentions of ``text``, those not negated, and :func:`negation_starts` of the mentions."""
+    """The mentions of ``text``, those not negated, and :func:`negation_starts` of the mentions
+    (remembered: a sentence is read several times; a few long ones, many short ones)."""
+    return (_read_long if len(text) > CACHED_LENGTH else _read_short)(text, vocab)
+
+
+def _read_mentions(text: str, vocab: Vocabulary) -> tuple[tuple[Mention, ...], tuple[Mention, ...], dict[int, int]]:
     mentions = tuple(vocab.mentions(text))
     if not mentions:  # most sentences of a long reply: answered without a second scan
         return NO_MENTIONS
     negations = negation_starts(text, mentions)
     return mentions, tuple(m for m in mentions if negations[m.start] < 0), negations
+
+
+_read_short = lru_cache(maxsize=4096)(_read_mentions)
+_read_long = lru_cache(maxsize=8)(_read_mentions)
 
 
 def _live(text: str, vocab: Vocabulary) -> tuple[Mention, ...]:
