@@ -14,8 +14,9 @@ directory first (not timed). It then times, in CPU seconds of this process:
 - building chat prompts for every story, zero-shot and 5-shot;
 - every answer reader (``score_answer`` with and without ``think_open``, ``answer_tags``,
   ``process_reward``) on adversarial replies of 10, 40 and 100 KB in each shape of
-  tests/adversarial_replies.py (repetition loops, run-on sentences, unclosed tags...):
-  the slowest shape at each size, in CPU seconds (goal: under 0.2 s at 100 KB).
+  tests/adversarial_replies.py (repetition loops, run-on sentences, unclosed tags, numbered
+  steps so nothing repeats...): the slowest shape at each size for each reader and for all
+  four in turn, in CPU seconds (goal: under 0.2 s at 100 KB for all four).
   ``--shapes-only`` times only these.
 
 Goals: at least 50,000 relation words and 10,000 free-text replies scored per CPU-second.
@@ -56,17 +57,23 @@ def _reasoning_reply(row) -> str:
     return f"<think>{steps} So {tail} is {head}'s {row.target}.</think>\n<answer>{row.target}</answer>"
 
 
-def worst_shapes(sizes_kb: list[int], repeat: int) -> list[tuple[int, str, float]]:
-    """(size in KB, slowest shape, its CPU seconds) for each size of ``sizes_kb``."""
+def worst_shapes(sizes_kb: list[int], repeat: int) -> list[tuple[int, str, str, float]]:
+    """(size in KB, reader, its slowest shape, that shape's CPU seconds) for each size of
+    ``sizes_kb`` and each reader of tests/test_answer_time.py, then for all of them in turn
+    (reader ``"all readers"``: what a reward with a process part and a report spend)."""
     sys.path.insert(0, str(REPO / "tests"))
     from adversarial_replies import SHAPES
-    from test_answer_time import best_time
+    from test_answer_time import READERS, best_time, read_everything
 
+    for make in SHAPES.values():  # compile every pattern first: a compilation is no reading time
+        read_everything(make(1000))
     out = []
     for kb in sizes_kb:
-        times = {name: best_time(make(kb * 1000), repeat) for name, make in SHAPES.items()}
-        name = max(times, key=times.get)
-        out.append((kb, name, times[name]))
+        replies = {name: make(kb * 1000) for name, make in SHAPES.items()}
+        for reader, read in [*READERS.items(), ("all readers", read_everything)]:
+            times = {name: best_time(reply, repeat, read) for name, reply in replies.items()}
+            name = max(times, key=times.get)
+            out.append((kb, reader, name, times[name]))
     return out
 
 
@@ -79,8 +86,9 @@ def main() -> int:
     p.add_argument("--reply-kb", default="10,40,100", help="adversarial reply sizes in KB (10,40,100)")
     args = p.parse_args()
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores (shared), Python {platform.python_version()}")
-    for kb, name, seconds in worst_shapes([int(kb) for kb in args.reply_kb.split(",")], min(args.repeat, 3)):
-        print(f"worst reply shape at {kb:>3} KB: {seconds:.3f} CPU-s ({name})")
+    print("slowest adversarial reply shape, per reader (CPU-s):")
+    for kb, reader, name, seconds in worst_shapes([int(kb) for kb in args.reply_kb.split(",")], min(args.repeat, 3)):
+        print(f"  {kb:>3} KB  {reader:<26}{seconds:.3f}  ({name})")
     if args.shapes_only:
         return 0
     with tempfile.TemporaryDirectory() as tmp:

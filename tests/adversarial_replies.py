@@ -8,6 +8,17 @@ def _repeat(unit: str, size: int, head: str = "", tail: str = "") -> str:
     return head + (unit * (size // len(unit) + 1))[: max(0, size - len(head) - len(tail))] + tail
 
 
+def _numbered(unit: str, size: int, head: str = "") -> str:
+    """``unit`` with ``{n}`` counting up, repeated to ``size`` characters: no two sentences
+    alike, so nothing read once can be reused."""
+    parts, length, n = [head], len(head), 0
+    while length < size:
+        part = unit.format(n=n)
+        parts.append(part)
+        length, n = length + len(part), n + 1
+    return "".join(parts)[:size]
+
+
 # name -> reply of about ``size`` characters
 SHAPES = {
     "run-on so": lambda size: _repeat("so ", size, head="Renee is Edith's aunt so "),
@@ -35,4 +46,19 @@ SHAPES = {
     "long number": lambda size: "1" * size,
     "hyphens": lambda size: _repeat("a-", size),
     "negations": lambda size: _repeat("not ", size, tail="aunt"),
+    "numbered tentative sentences": lambda size: _numbered("Step {n}: perhaps Renee is Edith's aunt. ", size),
+    "numbered corrections": lambda size: _numbered("Answer: aunt. Wait, step {n}: Renee is Edith's aunt. ", size),
+    "claims about strangers": lambda size: _numbered("A{n} is B{n}'s aunt. ", size),
+    "numbered conclusions": lambda size: _numbered("so not aunt {n} ", size, head="Renee is Edith's aunt "),
+    "numbered reasons": lambda size: _numbered("Renee is Edith's aunt because {n}. ", size),
+    "numbered claims in one sentence": lambda size: _numbered("Renee is Edith's aunt {n}, ", size),
+    "articles": lambda size: _repeat("the aunt ", size),
+    "numbered boxes": lambda size: _numbered("\\boxed{{aunt {n}}}", size),
+    "numbered answer tags": lambda size: _numbered("<answer>aunt {n}</answer>", size),
+    "numbered short sentences": lambda size: _numbered("aunt {n}. ", size),
+    "numbered lines": lambda size: _numbered("so aunt {n}\n", size),
+    "numbered clauses": lambda size: _numbered("aunt {n};", size),
+    "non-ASCII claims": lambda size: _numbered("Ren\u00e9e is \u00c9dith's aunt {n}. ", size),
+    "repeated copulas": lambda size: _repeat("is ", size, tail="Edith's aunt"),
+    "apostrophes": lambda size: _repeat("'s ", size, tail="aunt"),
 }

@@ -35,6 +35,13 @@ relations and none stated. Negated mentions ("not his sister") are ignored. With
 copula, a part naming exactly one relation ("Answer: Wife", "Howard's wife is Crystal")
 gives it.
 
+A reply of any length is read in linear time, its work bounded by caps that can only leave
+no answer: a part read of more than :data:`MAX_SENTENCES` sentences, a statement naming
+more than :data:`MAX_STATEMENT_MENTIONS` relations (a repetition loop in one sentence),
+and a decision needing more than :data:`MAX_READS` different sentences read (steps after
+the answer, possibilities offered, sentences after a correction, several tags or boxes;
+a sentence repeated is read once) give no answer.
+
 With ``query=(head, tail)`` (the question asks what tail is to head), a statement naming
 its people ("X is Y's R", "X is the R of Y", "Y's R is X") answers only when X is the tail
 and Y the head: one about the pair reversed or about other people is a step, never the
@@ -48,10 +55,10 @@ the KB's vocabulary when the model named one ("cousin", "great-uncle", "stepmoth
 from __future__ import annotations
 
 import json
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Container, Iterable, Sequence
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -79,31 +86,34 @@ SYNONYMS = {
     "bro": "brother", "sis": "sister", "auntie": "aunt", "aunty": "aunt",
 }
 # a prefix that turns a relation into another one outside the vocabulary
-MODIFIER = r"(?P<mod>(?:great[\s-]*){1,8}|step[\s-]?|half[\s-]?|god|foster[\s-]+|adoptive[\s-]+|surrogate[\s-]+|ex[\s-]|former\s+)?"
+# (the greats are taken whole, as an atomic group would: no relation word starts with "great", and a
+# scan of "great-great-…" must not retry every shorter run of them)
+MODIFIER = r"(?P<mod>(?=(?P<greats>(?:great[\s-]*){1,8}))(?P=greats)|step[\s-]?|half[\s-]?|god|foster[\s-]+|adoptive[\s-]+|surrogate[\s-]+|ex[\s-]|former\s+)?"
 # "-in-law" after a word that has no in-law form of its own ("aunt-in-law"): a word outside the KB
 IN_LAW = r"(?P<law>(?:\s*-\s*|\s+)in(?:\s*-\s*|\s+)laws?)?"
 SEP = r"(?:\s*-\s*|\s+)"
+MODIFIER_WORDS = ("great", "step", "half", "god", "foster", "adoptive", "surrogate", "ex", "former")  # MODIFIER's
 CLOSED_MODIFIERS = ("step", "god")  # written as one word: stepmother, godson
 
-ANSWER_MARKER = re.compile(
-    r"\bfinal\s+answer\b\s*(?:is\b|would\s+be\b|:|=|-)?|^\W*answer\b\s*(?:is\b|:|=|-)|"
+ANSWER_MARKER = re.compile(  # (elsewhere than at the start, a first letter is checked before the alternatives)
+    r"^\W*answer\b\s*(?:is\b|:|=|-)|(?=[far])(?:\bfinal\s+answer\b\s*(?:is\b|would\s+be\b|:|=|-)?|"
     r"\banswer\s+(?:is|would\s+be|=)|"
-    r"\b(?:relationship|relation)\b(?:\s+(?:between|of|to)\s+[^.:;\n]{1,60}?)?\s*(?:\bis\b|\bwould\s+be\b|:|=)",
+    r"\b(?:relationship|relation)\b(?:\s+(?:between|of|to)\s+[^.:;\n]{1,60}?)?\s*(?:\bis\b|\bwould\s+be\b|:|=))",
     re.I)
 CONCLUSION = re.compile(
-    r"\b(?:so|therefore|thus|hence|consequently|which\s+makes|that\s+makes|this\s+makes|making|makes|"
-    r"means(?:\s+that)?|ie|in\s+conclusion|in\s+summary|in\s+short|overall|or\s+rather)\b|=>|->|→", re.I)
+    r"(?=[sthcwmio=\-\u2192])(?:\b(?:so|therefore|thus|hence|consequently|which\s+makes|that\s+makes|this\s+makes|making|makes|"
+    r"means(?:\s+that)?|ie|in\s+conclusion|in\s+summary|in\s+short|overall|or\s+rather)\b|=>|->|→)", re.I)
 REASON_START = re.compile(r"^\W*(?:(?:this|that)(?:\s+is|'s)\s+because|because|recall|note\s+that|"
                           r"explanation|reasoning|justification|rationale|"
                           r"here(?:'s|\s+is)\s+(?:why|how|the\s+reasoning|the\s+explanation|my\s+reasoning)|"
                           r"let\s+me\s+explain|to\s+explain)\b", re.I)
-REASON = re.compile(r"\b(?:because|since|given\s+that|due\s+to|based\s+on|through|via)\b|,\s*as\b", re.I)
-HEDGE = re.compile(
-    r"\b(?:can\s*not|can't|cannot|unable\s+to|impossible\s+to|not\s+possible\s+to)\s+(?:be\s+)?"
+REASON = re.compile(r"(?=[bsgdtv,])(?:\b(?:because|since|given\s+that|due\s+to|based\s+on|through|via)\b|,\s*as\b)", re.I)
+HEDGE = re.compile(  # the first letter checked first: a long reply is scanned faster
+    r"(?=[cuidna])(?:\b(?:can\s*not|can't|cannot|unable\s+to|impossible\s+to|not\s+possible\s+to)\s+(?:be\s+)?"
     r"(?:determined?|tell|told|say|said|know|infer(?:red)?|conclude[d]?|answer)|"
     r"\b(?:does|do|did)\s*(?:not|n't)\s+(?:say|state|specify|mention|tell|indicate)|"
     r"\bnot\s+(?:stated|specified|mentioned|given)\b|\bnot\s+enough\s+information|\binsufficient\s+information|\bno\s+way\s+to\s+(?:know|tell)|"
-    r"\bunclear\b|\bambiguous\b|\bunknown\b|\bnot\s+(?:sure|certain)\b|\bundetermined\b|\bcould\s+be\s+either\b",
+    r"\bunclear\b|\bambiguous\b|\bunknown\b|\bnot\s+(?:sure|certain)\b|\bundetermined\b|\bcould\s+be\s+either\b)",
     re.I)
 NEGATION = re.compile(r"(?:\bnot|n't|\bnever|\bnor|\bneither|\brather\s+than|\binstead\s+of|\bno\s+longer|\bno)"
                       r"\s+(?:(?!but\b)[\w'-]+\s+){0,2}$", re.I)
@@ -148,7 +158,12 @@ class Vocabulary:
             self._add_forms(canon, word, word)
         self.canon = canon
         self._words: dict[tuple, str] = {}
-        self.pattern = re.compile(r"\b" + MODIFIER + r"(?P<word>" + _trie(canon) + r")" + IN_LAW + r"\b", re.I)
+        # a first letter some spelling starts with, checked first: the scan skips other words fast
+        first = "".join(sorted({form[0] for form in canon} | {word[0] for word in MODIFIER_WORDS}))
+        spelling = rf"(?=[{first}])\b" + MODIFIER + r"(?P<word>" + _trie(canon) + r")" + IN_LAW + r"\b"
+        self.pattern = re.compile(spelling, re.I)
+        self._lower = re.compile(spelling)  # the same on lower-case text: literal branches are tried faster
+        self._groups = tuple(self.pattern.groupindex[name] for name in ("word", "law", "mod"))
 
     @staticmethod
     def _add_forms(canon: dict[str, str], surface: str, word: str) -> None:
@@ -161,12 +176,17 @@ class Vocabulary:
             return None
         return self.canon.get(_squash(text))
 
-    def mentions(self, text: str) -> list[Mention]:
-        """Every relation word in ``text``, modified ones (``great-uncle``) as words of their own."""
+    def mentions(self, text: str, at: Container[int] | None = None) -> list[Mention]:
+        """Every relation word in ``text`` (only those starting at one of ``at``, when
+        given), modified ones (``great-uncle``) as words of their own."""
         words, spelled, new = self._words, self._spelled, tuple.__new__  # no Python-level __new__ per mention
+        groups = self._groups
         out = []
-        for m in self.pattern.finditer(text):
-            key = m.group(2, 3, 1)  # word, law, mod
+        scan = self._lower.finditer(text.lower()) if text.isascii() else self.pattern.finditer(text)
+        for m in scan:
+            if at is not None and m.start() not in at:
+                continue
+            key = m.group(*groups)
             out.append(new(Mention, (*m.span(), words.get(key) or spelled(*key))))
         return out
 
@@ -256,11 +276,12 @@ ALTERNATIVE = re.compile(r"\s*(?:or|/|nor|versus|vs)\b", re.I)
 # what may stand between a bare opening word and a second relation offered beside it ("Aunt, possibly mother")
 LISTED = re.compile(r"[\s,/;]*(?:(?:or|and|nor|vs\.?|versus|possibly|perhaps|maybe|probably|either|else|even)\s+"
                     r"(?:(?:the|a|an|his|her|their)\s+)?)*", re.I)
-TENTATIVE = re.compile(r"\b(?:could|might|may)\s+(?:also\s+|well\s+)?be\b|\b(?:possibly|perhaps|maybe)\b", re.I)
+TENTATIVE = re.compile(r"(?=[cmp])(?:\b(?:could|might|may)\s+(?:also\s+|well\s+)?be\b|\b(?:possibly|perhaps|maybe)\b)",
+                       re.I)
 ALTERNATIVE_START = re.compile(r"^\W*(?:or|alternatively|otherwise)\b", re.I)
 # a sentence taking back what was answered before it ("Wait, actually ...", "On second thought ...")
 CORRECTION = re.compile(
-    r"\b(?:wait|actually|correction|scratch\s+that|i\s+mean|oops|sorry|i\s+was\s+wrong|hold\s+on|"
+    r"(?=[wacsiohl])\b(?:wait|actually|correction|scratch\s+that|i\s+mean|oops|sorry|i\s+was\s+wrong|hold\s+on|"
     r"on\s+(?:second|further)\s+thought|let\s+me\s+(?:re-?check|reconsider|correct|double[\s-]?check))\b|^\W*no\b", re.I)
 HEADING = re.compile(r"^\W*(?:the\s+)?(?:final\s+)?answer\W*$", re.I)
 OFF = "off"  # a statement about another pair of people than the one asked about
@@ -478,13 +499,20 @@ def _tag_contents(text: str, opens: list[re.Match]) -> set[str]:
 
 
 def _boxed_contents(text: str) -> set[str]:
-    """The distinct contents of every closed ``\\boxed{…}``."""
-    out, rest = set(), text
-    while (box := _boxed(rest)) is not None:
-        out.add(box[0])
-        start = rest.rfind("\\boxed", 0, box[1])
-        rest = rest[:start]
-    return out
+    """The distinct contents of every closed ``\\boxed{…}``, read from the last one back, each
+    in the text before the previous one read (so a box holding another is not read), with
+    the braces matched once for the whole text."""
+    starts = list(BOXED.finditer(text))
+    closing = _closing_braces(text)
+    out, end, i = set(), len(text), len(starts) - 1
+    while True:  # a box counts when its brace closes before ``end``
+        while i >= 0 and not (starts[i].end() <= end and closing.get(starts[i].end() - 1, end) < end):
+            i -= 1
+        if i < 0:
+            return out
+        close = closing[starts[i].end() - 1]
+        out.add(LATEX_COMMAND.sub(_latex_space, text[starts[i].end(): close]))
+        end = text.rfind("\\boxed", 0, close + 1)
 
 
 def _last_correction(text: str, end: int) -> int:
@@ -496,11 +524,28 @@ def _last_correction(text: str, end: int) -> int:
 
 
 def _differ(contents: set[str], vocab: Vocabulary, query: tuple[str, ...] | None) -> bool:
-    """Whether the answers of several tags or boxes name different relations."""
-    if len(contents) < 2:
-        return False
-    said = {_decide_text(clean_text(c), vocab, query) for c in contents} - {None, OFF}
-    return len(said) > 1
+    """Whether the answers of several tags or boxes name different relations (or there are
+    more than :data:`MAX_READS` different ones to read)."""
+    if len(contents) > MAX_READS:
+        return True
+    said: set[str | None] = set()
+    for content in contents:
+        said.add(_decide_text(clean_text(content), vocab, query))
+        if len(said - {None, OFF}) > 1:
+            return True
+    return False
+
+
+def _closing_braces(text: str) -> dict[int, int]:
+    """Where the brace opened at each place of ``text`` closes (unclosed ones left out)."""
+    closing: dict[int, int] = {}
+    opened: list[int] = []
+    for brace in BRACE.finditer(text):
+        if brace.group() == "{":
+            opened.append(brace.start())
+        elif opened:
+            closing[opened.pop()] = brace.start()
+    return closing
 
 
 def _boxed(text: str) -> tuple[str, int] | None:
@@ -509,18 +554,27 @@ def _boxed(text: str) -> tuple[str, int] | None:
     starts = list(BOXED.finditer(text))
     if not starts:
         return None
-    closing: dict[int, int] = {}
-    opened: list[int] = []
-    for brace in BRACE.finditer(text):
-        if brace.group() == "{":
-            opened.append(brace.start())
-        elif opened:
-            closing[opened.pop()] = brace.start()
+    closing = _closing_braces(text)
     for m in reversed(starts):
         end = closing.get(m.end() - 1)
         if end is not None:
             return LATEX_COMMAND.sub(_latex_space, text[m.end(): end]), end + 1
     return None
+
+
+def json_answer(text: str) -> tuple[str | None, int] | None:
+    """The value of the last JSON ``"answer"`` key in ``text`` and where it ends; the value is
+    None when it is ``null`` or unreadable. None when ``text`` has no such key."""
+    last = None
+    for last in JSON_ANSWER.finditer(text):
+        pass
+    if last is None:
+        return None
+    try:
+        value = json.loads(last.group(1))
+    except ValueError:
+        value = None
+    return value, last.end()
 
 
 def _latex_space(command: re.Match) -> str:
@@ -549,16 +603,13 @@ def _extract(text: str, vocab: Vocabulary, query: tuple[str, ...] | None) -> str
     if boxed:
         answer = _decide_text(clean_text(boxed[0]), vocab, query)
         return _kept(answer, clean_text(text[boxed[1]:]), vocab, query)
-    keyed = list(JSON_ANSWER.finditer(text))
-    if keyed:
-        try:
-            value = json.loads(keyed[-1].group(1))
-        except ValueError:
-            return None
-        if not isinstance(value, str):
+    keyed = json_answer(text)
+    if keyed is not None:
+        value, end = keyed
+        if value is None:
             return None
         answer = _decide_text(clean_text(value), vocab, query)
-        return _kept(answer, clean_text(text[keyed[-1].end():]), vocab, query)
+        return _kept(answer, clean_text(text[end:]), vocab, query)
     return _decide_text(clean_text(text), vocab, query)
 
 
@@ -566,7 +617,7 @@ def _extract(text: str, vocab: Vocabulary, query: tuple[str, ...] | None) -> str
 CACHED_LENGTH = 512  # short replies repeat (bare words, sentences); long ones rarely do and would fill memory
 _extract_cached = lru_cache(maxsize=65536)(_extract)
 
-BRACKET = re.compile(r"[()]")
+BRACKET = re.compile(r"([()])")
 # a parenthesis that is the answer itself ("Answer: (aunt)") or offers an alternative ("(or possibly mother)")
 READ_PARENTHESIS = re.compile(r"(?:^|(?<=[:\n]))[^\S\n]*\(([^()]*)\)|\((\s*(?:or|possibly|perhaps|maybe|either)\b[^()]*)\)",
                               re.I)
@@ -575,6 +626,10 @@ READ_PARENTHESIS = re.compile(r"(?:^|(?<=[:\n]))[^\S\n]*\(([^()]*)\)|\((\s*(?:or
 def clean_text(text: str) -> str:
     """``text`` with straight quotes, without markdown marks, dotted abbreviations or
     parentheses (those giving the answer itself or an alternative are unwrapped)."""
+    return _clean_long(text) if len(text) > CACHED_LENGTH else _clean(text)
+
+
+def _clean(text: str) -> str:
     text = text.replace("\u2019", "'").replace("\u2018", "'")
     text = re.sub(r"[*_`#\[\]]", "", text)
     text = re.sub(r"\b(i)\.(e)\.|\b(e)\.(g)\.", lambda m: "".join(g for g in m.groups() if g), text, flags=re.I)
@@ -585,21 +640,25 @@ def clean_text(text: str) -> str:
     return _without_parentheses(text)
 
 
+_clean_long = lru_cache(maxsize=4)(_clean)  # a reward reads a long reply twice: its answer, then its claims
+
+
 def _without_parentheses(text: str) -> str:
     """``text`` with every balanced parenthesis, nested ones included, replaced by a space
     (in one pass; an unbalanced bracket stays)."""
-    closed, opened = [], []
-    for bracket in BRACKET.finditer(text):
-        if bracket.group() == "(":
-            opened.append(bracket.start())
-        elif opened:
-            closed.append((opened.pop(), bracket.end()))
-    out, at = [], 0
-    for start, end in sorted(closed):
-        if start >= at:  # not inside a parenthesis already removed
-            out.append(text[at:start])
-            at = end
-    return " ".join(out + [text[at:]]) if closed else text
+    pieces = BRACKET.split(text)  # text, bracket, text, bracket, ..., text
+    out, opened = [pieces[0]], []
+    for i in range(1, len(pieces), 2):
+        if pieces[i] == "(":
+            opened.append(len(out))
+            out.append("(")
+        elif opened:  # what the parenthesis holds, a removed one inside included, becomes one space
+            del out[opened.pop():]
+            out.append(" ")
+        else:
+            out.append(")")
+        out.append(pieces[i + 1])
+    return "".join(out)
 
 
 def _sentences(text: str) -> list[str]:
@@ -608,19 +667,24 @@ def _sentences(text: str) -> list[str]:
 
 def _decide_text(text: str, vocab: Vocabulary, query: tuple[str, ...] | None) -> str | None:
     sentences = _sentences(text)
+    if len(sentences) > MAX_SENTENCES:  # a repetition loop: no answer (and no time spent on each sentence)
+        return None
     live_next = None  # the first sentence after the one looked at that names a relation
     for i in range(len(sentences) - 1, -1, -1):
         sentence = sentences[i]
-        markers = list(ANSWER_MARKER.finditer(sentence))
-        if not markers and HEADING.match(sentence):
-            markers = [HEADING.match(sentence)]
-        for marker in reversed(markers):
-            if _live_after(sentence, marker.end(), vocab):
-                part, after = sentence[marker.end():], sentences[i + 1:]
-            elif live_next is not None:
-                part, after = sentences[live_next], sentences[live_next + 1:]
-            else:
-                continue
+        ends = [marker.end() for marker in ANSWER_MARKER.finditer(sentence)]
+        if not ends and (heading := HEADING.match(sentence)):
+            ends = [heading.end()]
+        # the last marker decides: what follows it, else the next sentence naming a relation,
+        # else the last marker with a relation after it
+        cut = _last_live_cut(sentence, ends, vocab) if ends else None
+        if cut is not None and (cut == ends[-1] or live_next is None):
+            part, after = sentence[cut:], sentences[i + 1:]
+        elif ends and live_next is not None:
+            part, after = sentences[live_next], sentences[live_next + 1:]
+        else:
+            part = None
+        if part is not None:
             answer = None if part.rstrip().endswith("?") else _answer(part, vocab, query)[0]
             return _kept(None if answer == OFF else answer, after, vocab, query)
         if _live(sentence, vocab):
@@ -636,17 +700,47 @@ def _decide_text(text: str, vocab: Vocabulary, query: tuple[str, ...] | None) ->
     return _decide_statements(sentences, vocab, query)
 
 
+MAX_SENTENCES = 2048  # more sentences than this in the part read: no answer
+MAX_READS = 256  # different statements one decision may read: more leave no answer (a repetition loop)
+
+
+class _TooMany(Exception):
+    """A decision needs more than :data:`MAX_READS` different statements read."""
+
+
+class _Readings(dict):
+    """:func:`_answer` of each statement, read once however often it repeats, and at most
+    :data:`MAX_READS` different ones (then :class:`_TooMany`)."""
+
+    def __init__(self, vocab: Vocabulary, query: tuple[str, ...] | None) -> None:
+        super().__init__()
+        self.vocab, self.query = vocab, query
+
+    def __call__(self, sentence: str) -> tuple[str | None, bool]:
+        got = self.get(sentence)
+        if got is None:
+            if len(self) >= MAX_READS:
+                raise _TooMany
+            got = self[sentence] = _answer(sentence, self.vocab, self.query)
+        return got
+
+
 def _decide_statements(sentences: list[str], vocab: Vocabulary, query: tuple[str, ...] | None) -> str | None:
     """The answer of a reply without an explicit marker or opening word: its last stated
     relation (rule 3 of the module docstring). Sentences are read from the end and only as
-    far as the decision needs, except tentative ones, which are all compared."""
+    far as the decision needs, except tentative ones, which are all compared; no answer
+    when that takes more than :data:`MAX_READS` different sentences."""
+    try:
+        return _last_statement(sentences, vocab, _Readings(vocab, query))
+    except _TooMany:
+        return None
+
+
+def _last_statement(sentences: list[str], vocab: Vocabulary, readings: _Readings) -> str | None:
     live = [i for i, s in enumerate(sentences) if _live(s, vocab)]
-    readings: dict[int, tuple[str | None, bool]] = {}
 
     def read(i: int) -> tuple[str | None, bool]:
-        if i not in readings:
-            readings[i] = _answer(sentences[i], vocab, query)
-        return readings[i]
+        return readings(sentences[i])
 
     explained = next((i for i, s in enumerate(sentences) if REASON_START.match(s)), len(sentences))
     if live and live[-1] >= explained:  # a statement before "Here's why:" or "Explanation:" decides
@@ -693,7 +787,8 @@ def _opening(text: str) -> tuple[str, int, int] | None:
 
 
 def _kept(answer: str | None, after: str | list[str], vocab: Vocabulary, query: tuple[str, ...] | None) -> str | None:
-    """``answer`` unless a later sentence takes it back ("Wait, actually …") for another relation."""
+    """``answer`` unless a later sentence takes it back ("Wait, actually …") for another
+    relation (or more than :data:`MAX_READS` different sentences would have to be read)."""
     if answer is None or not after:
         return answer
     sentences = _sentences(after) if isinstance(after, str) else after
@@ -701,9 +796,12 @@ def _kept(answer: str | None, after: str | list[str], vocab: Vocabulary, query: 
                   if CORRECTION.search(s) or ALTERNATIVE_START.match(s) or TENTATIVE.search(s)), None)
     if start is None:
         return answer
-    for s in sentences[start:]:
-        if _live(s, vocab) and _answer(s, vocab, query)[0] not in (None, OFF, answer):
+    read = _Readings(vocab, query)
+    try:
+        if any(_live(s, vocab) and read(s)[0] not in (None, OFF, answer) for s in sentences[start:]):
             return None
+    except _TooMany:
+        return None
     return answer
 
 
@@ -729,56 +827,61 @@ def before(text: str, end: int, width: int = WINDOW) -> str:
 NEGATION_WINDOW = 64  # "instead of" and two words
 NEGATION_WORDS = ("no", "n't", "never", "neither", "rather", "instead")  # one of them stands in every negation
 NEGATION_TRIGGER = re.compile("|".join(re.escape(w) for w in NEGATION_WORDS), re.I)
+LOWER_TRIGGER = re.compile("|".join(re.escape(w) for w in NEGATION_WORDS))  # on lower-case text
 
 
-def _last_negation(window: str) -> int:
-    """Where the last negation reaching the end of ``window`` starts (-1: none). Each starts
-    with one of the trigger words, so only those places are tried."""
-    for m in reversed(list(NEGATION_TRIGGER.finditer(window))):
-        if NEGATION.match(window, m.start()):
-            return m.start()
-    return -1
+def _trigger_starts(text: str) -> list[int]:
+    """Where a word every negation starts with stands in ``text``, in one scan."""
+    if text.isascii():
+        return [m.start() for m in LOWER_TRIGGER.finditer(text.lower())]
+    return [m.start() for m in NEGATION_TRIGGER.finditer(text)]
 
 
-def negated(text: str, end: int, start: int = 0) -> bool:
-    """Whether the relation word at ``end`` of ``text`` is negated ("not his sister"),
-    reading no further back than ``start``."""
-    window = before(text, end, NEGATION_WINDOW)
-    if end - len(window) < start:
-        window = text[start:end]
-    return _last_negation(window) >= 0
-
-
-def negation_start(text: str, end: int) -> int:
-    """Where the last negation of the relation word at ``end`` starts in ``text`` (-1: none):
-    read no further back than a ``start`` at a word's beginning, the word is negated exactly
-    when this is at least ``start``."""
-    window = before(text, end, NEGATION_WINDOW)
-    found = _last_negation(window)
-    return -1 if found < 0 else end - len(window) + found
-
-
-@lru_cache(maxsize=4096)
-def _mentions(text: str, vocab: Vocabulary) -> tuple[tuple[Mention, ...], tuple[Mention, ...], tuple[bool, ...],
-                                                     dict[int, int], list[int]]:
-    """The mentions of ``text``, those not negated, for each mention whether it or a later one
-    is not negated, :func:`negation_start` of each mention by its start, and their starts."""
-    mentions = vocab.mentions(text)
-    # where a negation may stand, found once: most mentions of a long text have none in reach
-    near = [m.end() for m in NEGATION_TRIGGER.finditer(text)] if len(mentions) > 8 else None
-    negations: dict[int, int] = {}
+def negation_starts(text: str, mentions: Sequence[Mention]) -> dict[int, int]:
+    """Where the last negation of each of ``mentions`` of ``text`` ("not his sister") starts,
+    by the mention's start (-1: none). A negation ends just before the relation word and
+    starts within :data:`NEGATION_WINDOW` characters; read no further back than a ``start``
+    at a word's beginning, the word is negated exactly when this is at least ``start``.
+    Each negation starts with one of :data:`NEGATION_WORDS`, found in one scan of the text,
+    so only those places are tried (most mentions of a long text have none in reach)."""
+    triggers = _trigger_starts(text)
+    if not triggers:
+        return dict.fromkeys([m.start for m in mentions], -1)
+    out: dict[int, int] = {}
     for m in mentions:
-        if near is not None and bisect_left(near, m.start - NEGATION_WINDOW) == bisect_left(near, m.start + 1):
-            negations[m.start] = -1
-        else:
-            negations[m.start] = negation_start(text, m.start)
-    live = [m for m in mentions if negations[m.start] < 0]
-    later, flags, at = False, [], len(live) - 1
-    for m in reversed(mentions):
-        if at >= 0 and live[at] is m:
-            later, at = True, at - 1
-        flags.append(later)
-    return tuple(mentions), tuple(live), tuple(reversed(flags)), negations, [m.start for m in mentions]
+        hi = bisect_left(triggers, m.start)
+        lo = bisect_left(triggers, m.start - NEGATION_WINDOW, 0, hi)
+        found = -1
+        if lo < hi:
+            window = before(text, m.start, NEGATION_WINDOW)
+            offset = m.start - len(window)
+            for k in range(hi - 1, lo - 1, -1):
+                if triggers[k] >= offset and NEGATION.match(window, triggers[k] - offset):
+                    found = triggers[k]
+                    break
+        out[m.start] = found
+    return out
+
+
+NO_MENTIONS: tuple[tuple[Mention, ...], tuple[Mention, ...], dict[int, int]] = ((), (), {})
+
+
+def _mentions(text: str, vocab: Vocabulary) -> tuple[tuple[Mention, ...], tuple[Mention, ...], dict[int, int]]:
+    """The mentions of ``text``, those not negated, and :func:`negation_starts` of the mentions
+    (remembered: a sentence is read several times; a few long ones, many short ones)."""
+    return (_read_long if len(text) > CACHED_LENGTH else _read_short)(text, vocab)
+
+
+def _read_mentions(text: str, vocab: Vocabulary) -> tuple[tuple[Mention, ...], tuple[Mention, ...], dict[int, int]]:
+    mentions = tuple(vocab.mentions(text))
+    if not mentions:  # most sentences of a long reply: answered without a second scan
+        return NO_MENTIONS
+    negations = negation_starts(text, mentions)
+    return mentions, tuple(m for m in mentions if negations[m.start] < 0), negations
+
+
+_read_short = lru_cache(maxsize=4096)(_read_mentions)
+_read_long = lru_cache(maxsize=8)(_read_mentions)
 
 
 def _live(text: str, vocab: Vocabulary) -> tuple[Mention, ...]:
@@ -786,20 +889,24 @@ def _live(text: str, vocab: Vocabulary) -> tuple[Mention, ...]:
     return _mentions(text, vocab)[1]
 
 
-def _live_after(text: str, start: int, vocab: Vocabulary) -> bool:
-    """Whether ``text[start:]`` names a relation that is not negated, without slicing or
-    scanning ``text`` again (a run-on reply has thousands of conclusion markers)."""
-    mentions, _, live_from, negations, starts = _mentions(text, vocab)
-    j = bisect_left(starts, start)
-    while j < len(mentions) and mentions[j].start < start + NEGATION_WINDOW + 1:
-        if negations[mentions[j].start] < start:
-            return True
-        j += 1
-    return j < len(mentions) and live_from[j]
+def _last_live_cut(text: str, ends: list[int], vocab: Vocabulary) -> int | None:
+    """The last of ``ends`` (ascending places in ``text``, each where a marker ends) after
+    which ``text`` names a relation not negated from before that place, or None. Read from
+    the mentions' side, each once, as a run-on reply has thousands of markers."""
+    mentions, _, negations = _mentions(text, vocab)
+    best = -1
+    for m in reversed(mentions):
+        if m.start < best:  # no place after ``best`` comes before this mention
+            break
+        k = bisect_right(ends, m.start) - 1  # the last place before the mention...
+        if k >= 0 and ends[k] > negations[m.start]:  # ...after its negation, if any
+            best = max(best, ends[k])
+    return best if best >= 0 else None
 
 
 NEGATED_AFTER = re.compile(r"[\s,*_\u2013\u2014-]*(?:not|never)\W*$", re.I)
-MAX_MENTIONS = 64  # more relation words than this in one statement: no answer
+MAX_MENTIONS = 64  # more relation words than this in the part of a statement read: no answer
+MAX_STATEMENT_MENTIONS = 1024  # more in a whole statement (before its conclusion is found): no answer
 COPULA_WINDOW = 96
 COPULA_WORDS = ("is", "are", "was", "were", "be", "am", "becomes", "remains", "'s", "'re")
 
@@ -821,12 +928,13 @@ def _answer(segment: str, vocab: Vocabulary, query: tuple[str, ...] | None) -> t
         return None, True
     concluded = False
     mentions = _mentions(segment, vocab)[0]
+    if len(mentions) > MAX_STATEMENT_MENTIONS:  # a repetition loop in one sentence
+        return None, True
     if mentions:  # the last conclusion marker with a relation after it
-        markers = list(CONCLUSION.finditer(segment, 0, mentions[-1].start))
-        for marker in reversed(markers):
-            if _live_after(segment, marker.end(), vocab):
-                segment, concluded = segment[marker.end():], True
-                break
+        ends = [marker.end() for marker in CONCLUSION.finditer(segment, 0, mentions[-1].start)]
+        cut = _last_live_cut(segment, ends, vocab) if ends else None
+        if cut is not None:
+            segment, concluded = segment[cut:], True
     live = _live(segment, vocab)
     if live:
         reason = next((r for r in REASON.finditer(segment, live[0].end) if r.start() > 0), None)

@@ -21,12 +21,11 @@ Names match whole words in any case. ``relation`` questions are read by
 """
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 
-from clutrr.llm.extract import (ANSWER_MARKER, BOXED, JSON_ANSWER, TAG_CLOSE, TAG_OPEN, THINK_TAGS, ThinkTag,
-                                clean_text, extract_answer, final_text, plain_unicode)
+from clutrr.llm.extract import (ANSWER_MARKER, BOXED, TAG_CLOSE, TAG_OPEN, THINK_TAGS, ThinkTag, clean_text,
+                                extract_answer, final_text, json_answer, plain_unicode)
 
 NUMBER_WORDS = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
                 "sixteen seventeen eighteen nineteen twenty").split()
@@ -53,13 +52,9 @@ def marked_part(text: str, think_tags: Sequence[ThinkTag] = THINK_TAGS, think_op
     boxes = list(BOXED.finditer(rest))
     if boxes:
         return clean_text(_braced(rest, boxes[-1].end()))
-    keyed = list(JSON_ANSWER.finditer(rest))
-    if keyed:
-        try:
-            value = json.loads(keyed[-1].group(1))
-        except ValueError:
-            return None
-        return clean_text(value) if isinstance(value, str) else None
+    keyed = json_answer(rest)
+    if keyed is not None:
+        return None if keyed[0] is None else clean_text(keyed[0])
     markers = list(ANSWER_MARKER.finditer(rest))
     if markers:
         after = [s for s in STATEMENT_END.split(rest[markers[-1].end():]) if s.strip()]

@@ -20,7 +20,10 @@ through the story's people, the first claim that is neither true nor restated, a
 score in [0, 1]: the mean of the precision and the connection, halved when any claim is
 false or about a stranger (so a false claim keeps the score below that of the same
 reply without it, whatever is added), and 0 without a derived claim (restating the
-story earns nothing).
+story earns nothing). A reasoning with more than :data:`MAX_CLAIM_PLACES` relation words
+where a claim may end (after a possessive or an article: "Y's R", "the R"), repeats
+included, is a repetition loop or a list of guesses: it is not judged and scores 0, so a
+reply of any length is judged in bounded time and the cap can only lower a score.
 """
 from __future__ import annotations
 
@@ -30,12 +33,17 @@ from dataclasses import asdict, dataclass, field
 
 from clutrr.core.entailment import story_closure
 from clutrr.core.kb import GENDERS, load_kb
-from clutrr.llm.extract import ClaimReader, before, clean_text, final_text, negated, plain_unicode, vocabulary
+from clutrr.llm.extract import (ADJECTIVE_WORDS, ClaimReader, before, clean_text, final_text, negation_starts, plain_unicode,
+                                vocabulary)
 
 COPULA = (r"(?:is|was|(?:must|would|will|should|could|might|may)\s+be|(?:appears|seems)\s+to\s+be)"
           r"(?:\s+(?:also|therefore|thus|then|indeed|actually|clearly|probably|perhaps|possibly))?")
 CLAIMS = ClaimReader(COPULA)
 CHAINED = re.compile(r"^(?:'s|s'|')")
+CLAIM_PLACE = re.compile(r"(?:'s?|(?<!\S)(?:the|an?))(?:\s+(?:" + "|".join(ADJECTIVE_WORDS) + r"))*\s+")  # lower case
+CLAIM_PLACE_ANY_CASE = re.compile(CLAIM_PLACE.pattern, re.I)
+# more relation words than this where a claim may end: a repetition loop or a list of guesses, judged 0
+MAX_CLAIM_PLACES = 2048
 SENTENCE_END = re.compile(r"[.!?](?:\s|$)|\n")
 
 
@@ -74,17 +82,28 @@ class ProcessResult:
                 "score": self.score}
 
 
-def find_claims(text: str, kb: str = "kinship", names: Sequence[str] = ()) -> list[tuple[str, str, str]]:
+def find_claims(text: str, kb: str = "kinship", names: Sequence[str] = (),
+                limit: int | None = None) -> list[tuple[str, str, str]] | None:
     """Every (person, owner, relation word) that ``text`` states, in order; negated and
     chained mentions ("not his sister", "Tom's wife's mother") are left out. ``names`` (the
-    story's people) are read in lower case too."""
+    story's people) are read in lower case too. With ``limit``, None when more than that
+    many relation words stand where a claim may end (after a possessive or an article)."""
     text = clean_text(text if text.isascii() else plain_unicode(text))
-    out = []
-    for m in vocabulary(kb).mentions(text):
+    # a claim's relation word follows a possessive or an article ("Y's R", "the R of Y"): one scan finds those places
+    scan = CLAIM_PLACE.finditer(text.lower()) if text.isascii() else CLAIM_PLACE_ANY_CASE.finditer(text)
+    mentions = vocabulary(kb).mentions(text, {m.end() for m in scan})
+    if limit is not None and len(mentions) > limit:
+        return None
+    negations = negation_starts(text, mentions)
+    out, read = [], {}
+    for m in mentions:
         pre, post = before(text, m.start), text[m.end: m.end + 80]
-        if CHAINED.match(post) or negated(text, m.start):
+        if CHAINED.match(post) or negations[m.start] >= 0:
             continue
-        claim = CLAIMS.pair(pre, post, names)
+        key = (pre, post)  # a repetition loop states the same claim in the same words: read it once
+        if key not in read:
+            read[key] = CLAIMS.pair(pre, post, names)
+        claim = read[key]
         if claim:
             out.append((claim[0], claim[1], m.word))
     return out
@@ -108,8 +127,8 @@ def process_reward(completion: str | None, entry: dict, reasoning: str | None = 
     text = "\n".join(t for t in (reasoning, completion) if t)
     meta = entry["metadata"]
     people = meta["people"]
-    found = find_claims(text, kb, [p["name"] for p in people]) if text else []
-    if not found:
+    found = find_claims(text, kb, [p["name"] for p in people], MAX_CLAIM_PLACES) if text else []
+    if not found:  # none, or too many to judge
         return ProcessResult()
     base = load_kb(kb)
     adjacent = {frozenset((f["head"], f["tail"])) for f in meta["facts"]}
