@@ -17,8 +17,9 @@ from clutrr.core.chainer import Chain, backward_chain, present_targets, target_p
 from clutrr.core.draws import sample_indices
 from clutrr.core.entailment import chain_entailment, relations_closed, story_closure
 from clutrr.errors import UsageError
-from clutrr.core.family import Family, FamilyConfig, sample_family
+from clutrr.core.family import Family, FamilyConfig
 from clutrr.core.kb import GENDERS, KB, KBError, load_kb
+from clutrr.core.large_family import draw_family
 from clutrr.core.memory import (MEMORY_TASK, QUERY_KINDS, chain_targets, check_retrieval, pick_stated, row_kind,
                                 story_facts)
 from clutrr.core.names import load_names
@@ -36,10 +37,12 @@ from clutrr.render.usable import split_banks
 from clutrr.story.example import Example
 from clutrr.story.long_context import MAX_CONTEXT_WORDS, Padding, pad_story
 
-MAX_K = 30
+MAX_K = 100
 MAX_ATTEMPTS = 400
 CHAINS_PER_FAMILY = 4
 LARGE_FAMILY_K = 13
+WINDOW_K = 31  # from here on, families are windows of a larger genealogy (clutrr.core.large_family)
+WINDOW_GENERATIONS = 8
 PROBE_FAMILIES = 40
 FAMILY_CHECK_MAX = 64  # up to this size, checking a whole family once is cheaper than each story
 FAMILIES_KEPT = 16  # per context: the families of the last few blocks
@@ -167,7 +170,7 @@ def check_request(k: int, noise: str, split: str, config: GeneratorConfig) -> No
     try:
         family.validate()
     except ValueError as exc:
-        grown = f" (chains of {LARGE_FAMILY_K} facts or more use {family.generations} generations)" \
+        grown = f" (chains of {k} facts use at least {family.generations} generations)" \
             if family is not config.family else ""
         raise UsageError(f"k={k}{grown}: {exc}") from None
 
@@ -215,9 +218,11 @@ def _split_banks(source: str, template_split: bool, seed: int, kb_name: str,
 
 
 def _family_config(config: GeneratorConfig, k: int) -> FamilyConfig:
-    """Long chains need room: from LARGE_FAMILY_K on, families have at least 4 generations."""
-    if k >= LARGE_FAMILY_K and config.family.generations < 4:
-        return FamilyConfig(**{**config.family.__dict__, "generations": 4})
+    """Long chains need room: from LARGE_FAMILY_K on, families have at least 4 generations;
+    from WINDOW_K on, at least WINDOW_GENERATIONS (stories then come from a window of the family)."""
+    least = WINDOW_GENERATIONS if k >= WINDOW_K else 4 if k >= LARGE_FAMILY_K else 0
+    if config.family.generations < least:
+        return FamilyConfig(**{**config.family.__dict__, "generations": least})
     return config.family
 
 
@@ -227,7 +232,7 @@ def _family(ctx: _Context, key: tuple) -> Family:
     families = ctx.families
     fam = families.get(key)
     if fam is None:
-        fam = sample_family(ctx.family, ctx.kb, random.Random(stable_hash("family", *key)))
+        fam = draw_family(ctx.family, ctx.kb, random.Random(stable_hash("family", *key)))
         if len(families) >= FAMILIES_KEPT:
             for old in list(families)[:len(families) - FAMILIES_KEPT + 1]:  # the oldest
                 families.pop(old, None)
@@ -247,7 +252,7 @@ def _probe(config: GeneratorConfig, k: int, candidates: tuple[tuple[int, int], .
     for pred, gender in candidates:
         for i in range(PROBE_FAMILIES):
             if i == len(families):
-                families.append(sample_family(fc, kb, random.Random(stable_hash("probe", config.relations, k, i))))
+                families.append(draw_family(fc, kb, random.Random(stable_hash("probe", config.relations, k, i))))
             family = families[i]
             rng = random.Random(stable_hash("probe chain", config.relations, k, i, pred, gender))
             pairs = target_pairs(family, pred, gender)
