@@ -10,10 +10,11 @@ import random
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-import numpy as np
 import yaml
 
 from clutrr.core.chainer import Chain, backward_chain, present_targets, target_pairs, word_pairs
+from clutrr.core.closed_among import closed_among
+from clutrr.core.distractors import CONNECTED, MAX_NOISE_FACTS, connected_noise
 from clutrr.core.draws import sample_indices
 from clutrr.core.entailment import chain_entailment, relations_closed, story_closure
 from clutrr.errors import UsageError
@@ -43,6 +44,7 @@ CHAINS_PER_FAMILY = 4
 LARGE_FAMILY_K = 13
 WINDOW_K = 31  # from here on, families are windows of a larger genealogy (clutrr.core.large_family)
 WINDOW_GENERATIONS = 8
+WINDOW_NOISE_FACTS = 50
 PROBE_FAMILIES = 40
 FAMILY_CHECK_MAX = 64  # up to this size, checking a whole family once is cheaper than each story
 FAMILIES_KEPT = 16  # per context: the families of the last few blocks
@@ -82,8 +84,8 @@ class GeneratorConfig:
             self.family.validate()
         except ValueError as exc:
             raise UsageError(str(exc)) from None
-        if self.noise_facts < 1:
-            raise UsageError(f"--noise-facts must be at least 1, got {self.noise_facts}")
+        if not 1 <= self.noise_facts <= MAX_NOISE_FACTS:
+            raise UsageError(f"--noise-facts must be in 1..{MAX_NOISE_FACTS:,}, got {self.noise_facts}")
         if not 0.0 <= self.holdout < 1.0:
             raise UsageError(f"--holdout must be in [0, 1), got {self.holdout}")
         if not 1 <= self.max_piece <= 3:
@@ -166,11 +168,11 @@ def check_request(k: int, noise: str, split: str, config: GeneratorConfig) -> No
         raise UsageError("supporting noise needs k >= 2 (it links two chain people other than the query pair)")
     if noise in ("supporting", "all") and config.noise_facts == 1 and k < 3:
         raise UsageError("supporting noise with one fact needs k >= 3 (it links two non-adjacent chain people)")
-    family = _family_config(config, k)
+    family = _family_config(config, k, noise)
     try:
         family.validate()
     except ValueError as exc:
-        grown = f" (chains of {k} facts use at least {family.generations} generations)" \
+        grown = f" (these stories use at least {family.generations} generations)" \
             if family is not config.family else ""
         raise UsageError(f"k={k}{grown}: {exc}") from None
 
@@ -217,10 +219,12 @@ def _split_banks(source: str, template_split: bool, seed: int, kb_name: str,
     return tuple(zip(SPLITS, parts))
 
 
-def _family_config(config: GeneratorConfig, k: int) -> FamilyConfig:
+def _family_config(config: GeneratorConfig, k: int, noise: str = "none") -> FamilyConfig:
     """Long chains need room: from LARGE_FAMILY_K on, families have at least 4 generations;
-    from WINDOW_K on, at least WINDOW_GENERATIONS (stories then come from a window of the family)."""
-    least = WINDOW_GENERATIONS if k >= WINDOW_K else 4 if k >= LARGE_FAMILY_K else 0
+    from WINDOW_K on, or for more than WINDOW_NOISE_FACTS connected distractors, at least
+    WINDOW_GENERATIONS (stories then come from a window of the family)."""
+    wide = k >= WINDOW_K or (noise == CONNECTED and config.noise_facts > WINDOW_NOISE_FACTS)
+    least = WINDOW_GENERATIONS if wide else 4 if k >= LARGE_FAMILY_K else 0
     if config.family.generations < least:
         return FamilyConfig(**{**config.family.__dict__, "generations": least})
     return config.family
@@ -354,7 +358,7 @@ def _context(config: GeneratorConfig, seed: int, split: str, k: int, noise: str)
     allowed = None if vocabulary.edges is None else word_mask(kb, vocabulary.edges)
     return _Context(kb, banks(config, seed)[split], allowed, word_mask(kb, vocabulary.targets),
                     offered_targets(config, k), offered_targets(config, 1) if config.query != "reasoning" else (),
-                    _family_config(config, k), _HashPrefix("example", seed, split, k, noise),
+                    _family_config(config, k, noise), _HashPrefix("example", seed, split, k, noise),
                     _HashPrefix("id", seed, split, k, noise, size=16))
 
 
@@ -467,7 +471,8 @@ def _story(config: GeneratorConfig, k: int, noise: str, seed: int, index: int, s
             shape = _shape(ctx, config, seed, chain, family.genders)
             if split == "train" and shape.heldout:
                 continue
-            noise_paths = add_noise(family, chain, noise, config.noise_facts, rng, ctx.allowed)
+            noise_paths = connected_noise(family, chain, config.noise_facts, rng, ctx.allowed) \
+                if noise == CONNECTED else add_noise(family, chain, noise, config.noise_facts, rng, ctx.allowed)
             if noise_paths is None:
                 continue
             query = None
@@ -586,8 +591,7 @@ def _check(kb: KB, family: Family, chain: Chain, edges: list, people: list[int])
     if len(edges) > k or k > CYK_MAX_K:
         if _family_closed(kb, family):
             return
-        ids = np.array(people)
-        if relations_closed(kb, family.masks[:, ids[:, None], ids]):
+        if closed_among(kb, family, people):
             return
     target_bits = 1 << chain.target
     if _chain_entailment(kb, tuple(chain.preds)) != target_bits:
