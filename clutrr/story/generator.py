@@ -77,6 +77,7 @@ class GeneratorConfig:
     context_words: int = 0  # pad stories to about this many words (0: no padding): clutrr.story.long_context
     depth: str = "spread"  # where a padded story's own sentences go: a share of the padding, or spread
     question: str = RELATION  # the question form (relation, person, people, count, yesno, mixed): clutrr.questions
+    difficulty: bool = False  # records carry a difficulty record (clutrr.core.difficulty)
 
     def validate(self) -> None:
         """Raise UsageError naming the first bad setting."""
@@ -553,7 +554,7 @@ def _assemble(config, kb, ctx, family, chain, shape, noise_paths, rng, query, *,
         target=target_word, pattern=shape.pattern,
         heldout=shape.heldout, proof=chain.proof if query is None else [],  # a memory query's answer is stated
         story=story, clean_pieces=chain_pieces, pieces=story_pieces, target_piece=target_piece, context=context,
-        chain=chain, noise=noise_paths, family=family)
+        chain=chain, noise=noise_paths, family=family, with_difficulty=config.difficulty)
 
 
 def _names(genders: list[int], rng: random.Random) -> list[str]:
