@@ -290,7 +290,7 @@ def test_code_written_for_v1_runs_on_every_configuration(small, tmp_path):
                           capture_output=True, text=True, env=env, cwd=tmp_path)
     assert done.returncode == 0, done.stderr[-3000:]
     seen = json.loads(done.stdout.splitlines()[-1])
-    assert sorted(seen) == sorted(names) and len(names) == len(CONFIGS) == 13
+    assert sorted(seen) == sorted(names) and len(names) == len(CONFIGS) == 14
     for name, s in seen.items():
         rows = sum(read_manifest(small)["figures"][name]["rows"].values())
         assert s["rows"] == rows > 0, name
@@ -321,7 +321,7 @@ def test_the_card_states_comparability_as_the_command_prints_it(small, capsys):
     assert clutrr(["release", "--compare", str(small)]) == 0
     printed = capsys.readouterr().out.strip().splitlines()
     card = (small / "README.md").read_text(encoding="utf-8")
-    assert printed[0].startswith("| configuration | rows | target words") and len(printed) == 2 + 13 + 1
+    assert printed[0].startswith("| configuration | rows | target words") and len(printed) == 2 + 14 + 1
     assert "\n".join(printed) in card
     figures = read_manifest(small)["figures"]
     v1 = figures["v1_rob_train_clean_23_test_all_23"]["comparability"]
