@@ -18,7 +18,7 @@ from clutrr.core.distractors import CONNECTED, MAX_NOISE_FACTS, connected_noise
 from clutrr.core.draws import sample_indices
 from clutrr.core.entailment import chain_entailment, relations_closed, story_closure
 from clutrr.errors import UsageError
-from clutrr.core.family import Family, FamilyConfig
+from clutrr.core.family import DENSE_MAX_PEOPLE, Family, FamilyConfig
 from clutrr.core.kb import GENDERS, KB, KBError, load_kb
 from clutrr.core.large_family import draw_family
 from clutrr.core.memory import (MEMORY_TASK, QUERY_KINDS, chain_targets, check_retrieval, pick_stated, row_kind,
@@ -48,6 +48,7 @@ WINDOW_NOISE_FACTS = 50
 PROBE_FAMILIES = 40
 FAMILY_CHECK_MAX = 64  # up to this size, checking a whole family once is cheaper than each story
 FAMILIES_KEPT = 16  # per context: the families of the last few blocks
+WINDOW_FAMILIES_KEPT = 4  # of families above half DENSE_MAX_PEOPLE (about 11 MB each at 600 people)
 SHAPES_KEPT = 4096  # per context: chain shapes (each holds a render plan; long chains rarely repeat)
 SET_REDRAWS = 8  # stories drawn for a people question before the first whose set has one name is taken
 CYK_MAX_K = 8  # clean chains up to this length are checked by their CYK table instead
@@ -238,8 +239,9 @@ def _family(ctx: _Context, key: tuple) -> Family:
     fam = families.get(key)
     if fam is None:
         fam = draw_family(ctx.family, ctx.kb, random.Random(stable_hash("family", *key)))
-        if len(families) >= FAMILIES_KEPT:
-            for old in list(families)[:len(families) - FAMILIES_KEPT + 1]:  # the oldest
+        kept = WINDOW_FAMILIES_KEPT if fam.size > DENSE_MAX_PEOPLE // 2 else FAMILIES_KEPT
+        if len(families) >= kept:
+            for old in list(families)[:len(families) - kept + 1]:  # the oldest
                 families.pop(old, None)
         families[key] = fam
     return fam
