@@ -177,6 +177,10 @@ def check_request(k: int, noise: str, split: str, config: GeneratorConfig) -> No
         grown = f" (these stories use at least {family.generations} generations)" \
             if family is not config.family else ""
         raise UsageError(f"k={k}{grown}: {exc}") from None
+    if family.expected_size() > DENSE_MAX_PEOPLE and load_kb(config.kb).system:
+        raise UsageError(f"k={k}, noise={noise}: stories from families of more than {DENSE_MAX_PEOPLE} people "
+                         f"(k >= {WINDOW_K}, over {WINDOW_NOISE_FACTS} connected distractors or a large --generations) "
+                         "are not supported with --kinship yet: a kin type needs the whole family, not a window")
 
 
 def _kb(config: GeneratorConfig) -> KB:
