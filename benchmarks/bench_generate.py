@@ -191,13 +191,14 @@ KINSHIP_SYSTEMS = ("eskimo", "hawaiian", "sudanese", "iroquois", "dravidian", "c
 
 
 SIZE_ROWS = 10_000
-SIZE_CASES = {  # name -> (k, connected distractors or 0 for clean stories)
-    "k10": (10, 0),
-    "k30": (30, 0),
-    "k100": (100, 0),
-    "k10-100facts": (10, 90),
-    "k10-1000facts": (10, 990),
-    "k100-1000facts": (100, 1000),
+SIZE_CASES = {  # name -> (k, connected distractors or 0 for clean stories, --generations or 0 for the default)
+    "k10": (10, 0, 0),
+    "k30": (30, 0, 0),
+    "k100": (100, 0, 0),
+    "k10-100facts": (10, 90, 0),
+    "k10-1000facts": (10, 990, 0),
+    "k100-1000facts": (100, 1000, 0),
+    "k100-10000people": (100, 0, 11),  # families of about 8,000 people expected (up to 10,000 are allowed)
 }
 SIZE_PEAK_GOAL_MB = 300
 
@@ -205,17 +206,19 @@ SIZE_PEAK_GOAL_MB = 300
 def size(rows: int, cases: tuple[str, ...] = tuple(SIZE_CASES)) -> None:
     """Stories per CPU-second and peak memory (process tree) of one-process runs of ``rows``
     stories along the size axis: clean chains of 10, 30 and 100 facts, and stories of about
-    100 and 1,000 facts (connected distractors), with the difficulty record on; start-up included."""
+    100 and 1,000 facts (connected distractors), and k=100 in families of about 8,000 people,
+    with the difficulty record on; start-up included."""
     print(f"\nsize axis ({rows:,} stories per run, 1 process, CSV + JSONL, --difficulty)")
-    print(f"{'case':16s} {'facts':>6s} {'CPU s':>8s} {'stories/CPU-s':>13s} {'peak MB':>8s}")
+    print(f"{'case':17s} {'facts':>6s} {'CPU s':>8s} {'stories/CPU-s':>13s} {'peak MB':>8s}")
     with tempfile.TemporaryDirectory() as tmp:
         for name in cases:
-            k, extra = SIZE_CASES[name]
+            k, extra, generations = SIZE_CASES[name]
             noise = ["--noise", "connected", "--noise-facts", str(extra)] if extra else []
-            m = measure(["--k", str(k), "--train-rows", str(rows), "--workers", "1", "--difficulty", *noise],
+            family = ["--generations", str(generations)] if generations else []
+            m = measure(["--k", str(k), "--train-rows", str(rows), "--workers", "1", "--difficulty", *noise, *family],
                         f"{tmp}/{name}")
             goal = f"  (goal <= {SIZE_PEAK_GOAL_MB} MB)" if name == "k100-1000facts" else ""
-            print(f"{name:16s} {k + extra:6d} {m['cpu_s']:8.1f} {rows / m['cpu_s']:13.1f} "
+            print(f"{name:17s} {k + extra:6d} {m['cpu_s']:8.1f} {rows / m['cpu_s']:13.1f} "
                   f"{m['peak_rss_mb']:8.0f}{goal}", flush=True)
 
 

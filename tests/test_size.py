@@ -9,8 +9,10 @@ import random
 import numpy as np
 import pytest
 
+from clutrr.core.chainer import backward_chain, target_pairs
 from clutrr.core.closed_among import closed_among
 from clutrr.core.difficulty import count_paths, difficulty
+from clutrr.core.distractors import connected_facts
 from clutrr.core.entailment import relations_closed
 from clutrr.core.family import Family, FamilyConfig, sample_genealogy
 from clutrr.core.kb import load_kb
@@ -114,6 +116,22 @@ def test_a_family_of_about_10000_people_is_drawn_as_a_window():
     assert family.size == WINDOW_PEOPLE
     child = kb.pred_names.index("child")
     assert family.masks[child].any() and closed_among(kb, family, list(range(0, WINDOW_PEOPLE, 3)))
+
+
+def test_connected_distractors_are_true_single_relations_joined_to_the_story():
+    kb = load_kb("kinship")
+    family = draw_family(FamilyConfig(generations=8), kb, random.Random(4))
+    rng = random.Random(5)
+    chain = next(c for c in (backward_chain(family, kb, 6, *pair, rng) for pair in target_pairs(family, 0, 0)) if c)
+    facts = connected_facts(family, chain, 300, rng)
+    assert facts is not None and len(facts) == 300
+    story = set(chain.people)
+    for a, p, b in facts:
+        assert p >= 0 and family.relation(a, b) == p  # true, and the pair's only relation
+        assert a in story and not (a in chain.people and b in chain.people)
+        story.add(b)
+    pairs = [frozenset((a, b)) for a, _, b in [*chain.facts(), *facts]]
+    assert len(set(pairs)) == len(pairs)
 
 
 def test_the_bitset_closure_check_agrees_with_the_matrix_one():
