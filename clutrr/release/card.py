@@ -182,8 +182,9 @@ def verification_table(built: list[tuple[ReleaseConfig, list[SplitFile]]], figur
                    f"{leak['heldout_patterns_in_training']} | {leak['test_templates_in_training']} of "
                    f"{leak['test_templates']} | {cells} |")
     if any(figures[c.name]["audit"] is None for c, _ in built):
-        out += ["", "—: no training split to train the audit's baselines on (its test files repeat each story at "
-                "several depths, so cross-validating them would measure the repetition)."]
+        out += ["", "—: no training split to train the audit's baselines on (test only; the test files of "
+                "`ctx_depth_k4_w4000` repeat each story at several depths, so cross-validating them would measure "
+                "the repetition)."]
     return out + [""]
 
 
@@ -244,8 +245,8 @@ HARD = """## The hard tier
 each story also holding 200, 500 or 1,000 connected distractors (files `8.k_nN_test`): true facts about
 people of the story's own family, each joined to someone already in the story, so the query's two people are
 linked by many paths and the answer must be searched for, not read off the only path. Families are windows of
-up to 600 people of genealogies of about 1,000 (eight generations); a story names at most as many people as the
-name lists hold. The distractors never join two chain people, so the chain stays the shortest account of its
+up to 600 people of genealogies of eight generations (about 1,000 people expected); a story names at most as many
+people as the name lists hold. The distractors never join two chain people, so the chain stays the shortest account of its
 own people; under the sound KB every fact is true and the query pair holds exactly one relation, so the label
 is still the only relation the story entails (checked per story, and by `clutrr verify` on every row). Each
 row's `difficulty` gives its facts, the distractors with an end on the chain, and the simple paths of at most
