@@ -20,7 +20,8 @@ from clutrr.core.genealogy import bit_rows
 from clutrr.core.kb import random_bit
 from clutrr.core.vocabulary import WordMask
 
-NOISE_KINDS = ("none", "supporting", "irrelevant", "disconnected", "all", "connected")
+PATH_NOISE_KINDS = ("none", "supporting", "irrelevant", "disconnected", "all")  # the original tasks 1-5
+NOISE_KINDS = (*PATH_NOISE_KINDS, "connected")
 TASK_OF_NOISE = {"none": 1, "supporting": 2, "irrelevant": 3, "disconnected": 4, "all": 5, "connected": 8}
 
 Fact = tuple[int, int, int]
