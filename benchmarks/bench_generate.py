@@ -16,6 +16,7 @@ PYTHONDONTWRITEBYTECODE is set, every process would otherwise compile it again).
     python benchmarks/bench_generate.py --versus              # only the reasoning-gym comparison
     python benchmarks/bench_generate.py --cluster             # only the two-node Ray cluster figures
     python benchmarks/bench_generate.py --kinship             # only the kinship systems against the default
+    python benchmarks/bench_generate.py --size                # only the size axis: long chains, many distractors
 
 Besides the table, the default run prints two more sections:
 
@@ -189,6 +190,38 @@ def _cpu_of(cmd: list[str]) -> float:
 KINSHIP_SYSTEMS = ("eskimo", "hawaiian", "sudanese", "iroquois", "dravidian", "crow", "omaha")
 
 
+SIZE_ROWS = 10_000
+SIZE_CASES = {  # name -> (k, connected distractors or 0 for clean stories, --generations or 0 for the default)
+    "k10": (10, 0, 0),
+    "k30": (30, 0, 0),
+    "k100": (100, 0, 0),
+    "k10-100facts": (10, 90, 0),
+    "k10-1000facts": (10, 990, 0),
+    "k100-1000facts": (100, 1000, 0),
+    "k100-10000people": (100, 0, 11),  # families of about 8,000 people expected (up to 10,000 are allowed)
+}
+SIZE_PEAK_GOAL_MB = 300
+
+
+def size(rows: int, cases: tuple[str, ...] = tuple(SIZE_CASES)) -> None:
+    """Stories per CPU-second and peak memory (process tree) of one-process runs of ``rows``
+    stories along the size axis: clean chains of 10, 30 and 100 facts, and stories of about
+    100 and 1,000 facts (connected distractors), and k=100 in families of about 8,000 people,
+    with the difficulty record on; start-up included."""
+    print(f"\nsize axis ({rows:,} stories per run, 1 process, CSV + JSONL, --difficulty)")
+    print(f"{'case':17s} {'facts':>6s} {'CPU s':>8s} {'stories/CPU-s':>13s} {'peak MB':>8s}")
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in cases:
+            k, extra, generations = SIZE_CASES[name]
+            noise = ["--noise", "connected", "--noise-facts", str(extra)] if extra else []
+            family = ["--generations", str(generations)] if generations else []
+            m = measure(["--k", str(k), "--train-rows", str(rows), "--workers", "1", "--difficulty", *noise, *family],
+                        f"{tmp}/{name}")
+            goal = f"  (goal <= {SIZE_PEAK_GOAL_MB} MB)" if name == "k100-1000facts" else ""
+            print(f"{name:17s} {k + extra:6d} {m['cpu_s']:8.1f} {rows / m['cpu_s']:13.1f} "
+                  f"{m['peak_rss_mb']:8.0f}{goal}", flush=True)
+
+
 def kinship(rows: int, repeats: int = 3, systems: tuple[str, ...] = KINSHIP_SYSTEMS) -> None:
     """Stories per CPU-second of ``generate --kinship NAME`` against the default, k=2,3 clean, one
     process, start-up included (the compiled KB is made once first, so its derivation is not
@@ -310,6 +343,9 @@ def main() -> None:
     parser.add_argument("--kinship-rows", type=int, default=ROWS, help=f"rows per kinship job (default {ROWS:,})")
     parser.add_argument("--kinship-systems", default=",".join(KINSHIP_SYSTEMS),
                         help="systems of the kinship section (names or terminology files, comma-separated)")
+    parser.add_argument("--size", action="store_true", help="only the size axis (k=10, 30, 100; 100 and 1,000 facts)")
+    parser.add_argument("--size-rows", type=int, default=SIZE_ROWS, help=f"stories per size run (default {SIZE_ROWS:,})")
+    parser.add_argument("--size-case", action="append", choices=sorted(SIZE_CASES), help="only this size case")
     args = parser.parse_args()
     compile_package()
     if args.list:
@@ -318,6 +354,9 @@ def main() -> None:
         return
     if args.big:
         big(args.big, args.big_k, args.workers, args.format)
+        return
+    if args.size:
+        size(args.size_rows, tuple(args.size_case or SIZE_CASES))
         return
     if args.kinship:
         kinship(args.kinship_rows, systems=tuple(args.kinship_systems.split(",")))

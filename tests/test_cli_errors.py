@@ -10,7 +10,7 @@ from helpers import REPO, run_generate
 
 @pytest.mark.parametrize("args, fragment", [
     (["--k", "0"], "k must be between 1 and"),
-    (["--test-k", "2..99"], "k must be between 1 and"),
+    (["--test-k", "2..101"], "k must be between 1 and 100"),
     (["--k", "two"], "bad list of lengths"),
     (["--noise", "loud"], "unknown noise type 'loud'"),
     (["--test-noise", "none,loud"], "unknown noise type 'loud'"),

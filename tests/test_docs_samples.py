@@ -21,7 +21,7 @@ from helpers import REPO
 SAMPLE = re.compile(r"<!-- sample: (?P<name>[\w-]+) -->\n```(?P<lang>python|sh)\n(?P<code>.*?)```\n\n"
                     r"```text\n(?P<out>.*?)```", re.S)
 DOCS = [REPO / "docs" / "rl.md", REPO / "docs" / "eval.md", REPO / "docs" / "graph.md", REPO / "docs" / "stories.md",
-        REPO / "docs" / "kinship_rules.md",
+        REPO / "docs" / "kinship_rules.md", REPO / "docs" / "generate.md",
         REPO / "README.md"]
 
 

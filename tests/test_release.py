@@ -71,7 +71,8 @@ def test_every_configuration_loads_by_name_offline(small, tmp_path):
         for name, question in {json.dumps({c.name: c.question() for c in CONFIGS})}.items():
             ds = datasets.load_dataset({str(small)!r}, name)
             context = "context" in next(iter(ds.values())).features
-            fields = features_of(view_fields(context, question=question))
+            difficulty = "difficulty" in next(iter(ds.values())).features
+            fields = features_of(view_fields(context, question=question, difficulty=difficulty))
             out[name] = {{"rows": {{s: d.num_rows for s, d in ds.items()}},
                          "typed": all(d.features == fields for d in ds.values()),
                          "context": context}}
@@ -108,7 +109,8 @@ def test_the_card_declares_every_file_feature_and_count(small):
             assert counts[df["split"]] == sum(sum(1 for _ in csv.reader(f.with_suffix(".csv").open())) - 1
                                               for f in files)
         declared = Features._from_yaml_list(infos[name]["features"])
-        assert declared == features_of(view_fields(context=name.startswith("ctx"), question=BY_NAME[name].question()))
+        assert declared == features_of(view_fields(context=name.startswith("ctx"), question=BY_NAME[name].question(),
+                                                   difficulty=name.startswith("hard")))
         assert pq.read_schema(small / listed[0]).names == list(declared)
 
 
@@ -291,7 +293,7 @@ def test_code_written_for_v1_runs_on_every_configuration(small, tmp_path):
                           capture_output=True, text=True, env=env, cwd=tmp_path)
     assert done.returncode == 0, done.stderr[-3000:]
     seen = json.loads(done.stdout.splitlines()[-1])
-    assert sorted(seen) == sorted(names) and len(names) == len(CONFIGS) == 13 + len(FORM_CONFIGS)
+    assert sorted(seen) == sorted(names) and len(names) == len(CONFIGS) == 14 + len(FORM_CONFIGS)
     for name, s in seen.items():
         rows = sum(read_manifest(small)["figures"][name]["rows"].values())
         assert s["rows"] == rows > 0, name

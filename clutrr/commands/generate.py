@@ -126,6 +126,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="the question form: relation (how is Y related to X?, default), person (who is X's aunt?), "
                         "people (which people are X's nieces?), count (how many are X's grandsons?), yesno "
                         "(is Y X's nephew?) or mixed (the five in equal shares); see docs/questions.md")
+    p.add_argument("--difficulty", action="store_true",
+                   help="JSONL/Parquet rows carry a difficulty record: facts, distractors touching the chain, "
+                        "paths between the query's people (docs/scale.md)")
     p.add_argument("--context-words", type=int, default=0,
                    help="pad each story to about N words with true facts about other families (default 0: none)")
     p.add_argument("--depth", default="spread",
@@ -139,14 +142,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
-UNRECORDED_DEFAULTS = {("question", "relation"), ("kinship", None)}
+UNRECORDED_DEFAULTS = {("question", "relation"), ("kinship", None), ("difficulty", False)}
 RUNTIME_ONLY = ("out", "workers", "oversubscribe", "stall_timeout", "force", "discard_edits", "quiet", "command", "engine",
                 "address", "shard", "num_shards", "resume")
 
 
 def recorded_arguments(args: argparse.Namespace) -> dict:
     """The arguments config.json records: all but those that cannot change the data (and
-    --question and --kinship when they are the default, so a default run's config.json keeps its bytes)."""
+    --question, --kinship and --difficulty when they are the default, so a default run's config.json keeps its bytes)."""
     return {k: v for k, v in vars(args).items() if not k.startswith("_") and k not in RUNTIME_ONLY
             and (k, v) not in UNRECORDED_DEFAULTS}
 
@@ -168,7 +171,7 @@ def spec_from_args(args: argparse.Namespace) -> DatasetSpec:
         noise_facts=args.noise_facts, holdout=args.holdout, templates=templates,
         fallback_templates=fallback, template_split=not args.no_template_split, max_piece=args.max_piece, brackets=not args.no_brackets,
         relations=args.relations, query=args.query, context_words=args.context_words, depth=depth_arg(args.depth),
-        question=args.question,
+        question=args.question, difficulty=args.difficulty,
     )
     return DatasetSpec(
         train_k=parse_ks(args.k), test_k=parse_ks(args.test_k, "--test-k"), noise=noise[0], test_noise=test_noise,

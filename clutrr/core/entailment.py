@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from clutrr.core.genealogy import compose
 from clutrr.core.kb import KB
 
 
@@ -117,7 +118,9 @@ def relations_closed(kb: KB, sub: np.ndarray) -> bool:
     first, second, head, has_inverse, inverse = kb.rule_arrays()
     m = sub.shape[1]
     as_float = sub.astype(np.float32)
-    derived = np.matmul(as_float[first], as_float[second]) > 0
+    # one product per rule, through compose (which keeps BLAS on one thread: its worker threads spin)
+    derived = np.array([compose(sub[a], sub[b], as_float[a], as_float[b]) for a, b in zip(first, second)]) \
+        if len(first) else np.zeros((0, m, m), dtype=bool)
     derived[:, np.arange(m), np.arange(m)] = False
     if (derived & ~sub[head]).any():
         return False

@@ -16,7 +16,8 @@ import numpy as np
 from clutrr.core.genealogy import bit_rows, relation_masks
 from clutrr.core.kb import KB
 
-MAX_EXPECTED_PEOPLE = 600  # the default settings give 26 (58 for long chains); --generations 8 gives about 1,000
+MAX_EXPECTED_PEOPLE = 10_000  # the default settings give 26 (58 for long chains); --generations 8 gives about 1,000
+DENSE_MAX_PEOPLE = 600  # up to this expected size a family's relation tables are built whole (clutrr.core.large_family)
 
 
 @dataclass(frozen=True)
@@ -45,8 +46,7 @@ class FamilyConfig:
             raise ValueError(
                 f"families of --generations {self.generations} --min-children {self.min_children} --max-children "
                 f"{self.max_children} --p-marry {self.p_marry:g} would hold about {size:,.0f} people on average "
-                f"(at most {MAX_EXPECTED_PEOPLE} are supported: a family's relation tables grow with the square of "
-                f"its size and the time to build them faster still); lower --generations, --max-children or --p-marry")
+                f"(at most {MAX_EXPECTED_PEOPLE:,} are supported); lower --generations, --max-children or --p-marry")
 
     def expected_size(self) -> float:
         """The mean number of people of a sampled family (``inf`` when too large for a float).
@@ -73,20 +73,15 @@ class Family:
     inverse rows) is computed on first use and kept.
     """
 
-    def __init__(self, genders: list[int], father: list[int], mother: list[int], spouse: list[int], kb: KB) -> None:
+    def __init__(self, genders: list[int], father: list[int], mother: list[int], spouse: list[int], kb: KB,
+                 masks: np.ndarray | None = None) -> None:
+        """``masks`` (``[predicate, x, y]``), when given, are the people's relations worked out
+        elsewhere (a window of a larger family: :mod:`clutrr.core.large_family`)."""
         n = len(genders)
         self.genders = genders
         self.father, self.mother, self.spouse = father, mother, spouse
         self.gender = np.array(genders, dtype=np.int8)
-        parent = np.zeros((n, n), dtype=bool)
-        married = np.zeros((n, n), dtype=bool)
-        people = np.arange(n)
-        dads, mums, partners = np.array(father), np.array(mother), np.array(spouse)
-        has = dads >= 0
-        parent[people[has], dads[has]] = parent[people[has], mums[has]] = True
-        has = partners >= 0
-        married[people[has], partners[has]] = True
-        self.masks = relation_masks(kb, parent, married, self.gender)
+        self.masks = _relation_masks(kb, father, mother, spouse, self.gender) if masks is None else masks
         self.single_mask = self.masks.sum(axis=0, dtype=np.uint8) == 1
         p = len(self.masks)
         rows = bit_rows(np.concatenate([self.masks, self.single_mask[None], self.masks.transpose(0, 2, 1)]))
@@ -146,8 +141,31 @@ class Family:
         return bool(self.rows[pred][x] >> y & 1)
 
 
+def _relation_masks(kb: KB, father: list[int], mother: list[int], spouse: list[int], gender: np.ndarray) -> np.ndarray:
+    n = len(father)
+    parent = np.zeros((n, n), dtype=bool)
+    married = np.zeros((n, n), dtype=bool)
+    people = np.arange(n)
+    dads, mums, partners = np.array(father), np.array(mother), np.array(spouse)
+    has = dads >= 0
+    parent[people[has], dads[has]] = parent[people[has], mums[has]] = True
+    has = partners >= 0
+    married[people[has], partners[has]] = True
+    return relation_masks(kb, parent, married, gender)
+
+
+Genealogy = tuple[list[int], list[int], list[int], list[int]]  # genders, father, mother, spouse
+
+
 def sample_family(config: FamilyConfig, kb: KB, rng: random.Random) -> Family:
-    """Sample a family tree of ``config.generations`` generations from one founding couple.
+    """Sample a family tree of ``config.generations`` generations from one founding couple
+    (:func:`sample_genealogy`) and every relation between its people."""
+    return Family(*sample_genealogy(config, rng), kb)
+
+
+def sample_genealogy(config: FamilyConfig, rng: random.Random) -> Genealogy:
+    """A family tree of ``config.generations`` generations from one founding couple, as
+    ``(genders, father, mother, spouse)`` lists (-1: none).
 
     Each couple has between min_children and max_children children; each child marries an
     outsider of the other gender with probability p_marry, and an outsider brings their
@@ -196,4 +214,4 @@ def sample_family(config: FamilyConfig, kb: KB, rng: random.Random) -> Family:
                 marry(c, partner)
                 next_couples.append((c, partner) if genders[c] == 0 else (partner, c))
         couples = next_couples
-    return Family(genders, father, mother, spouse, kb)
+    return genders, father, mother, spouse

@@ -210,6 +210,15 @@ def _program(kb: KB) -> _Program:
     return hit[1]
 
 
+def definition_steps(kb: KB) -> tuple[tuple[str, ...], list[tuple[str, int, int]], list[int]]:
+    """The KB's definitions as straight-line steps: ``(base, steps, outputs)``. Slots
+    ``0..len(base)-1`` hold the base relations named in ``base``; step i ``(op, a, b)`` fills slot
+    ``len(base) + i`` (ops ``.``, ``~``, ``|``, ``-`` and ``noself``); ``outputs[p]`` is the slot
+    of predicate p."""
+    program = _program(kb)
+    return _BASE, program.steps, program.outputs
+
+
 def relation_masks(kb: KB, parent: np.ndarray, spouse: np.ndarray, gender: np.ndarray | None = None) -> np.ndarray:
     """Boolean array ``[predicate, x, y]``: y is x's predicate, by the KB's definitions.
 

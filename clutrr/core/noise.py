@@ -4,6 +4,8 @@
 - irrelevant: a dangling path that starts at one chain person and continues through new people;
 - disconnected: a path among people who are not on the chain.
 Each kind adds ``n_facts`` facts as one path; ``all`` adds one path of each kind.
+- connected: ``n_facts`` facts joined to the story's people, a graph rather than a path
+  (:mod:`clutrr.core.distractors`, which the generator calls for it).
 Sets of people are int bitsets (bit i: person i).
 """
 from __future__ import annotations
@@ -18,8 +20,9 @@ from clutrr.core.genealogy import bit_rows
 from clutrr.core.kb import random_bit
 from clutrr.core.vocabulary import WordMask
 
-NOISE_KINDS = ("none", "supporting", "irrelevant", "disconnected", "all")
-TASK_OF_NOISE = {"none": 1, "supporting": 2, "irrelevant": 3, "disconnected": 4, "all": 5}
+PATH_NOISE_KINDS = ("none", "supporting", "irrelevant", "disconnected", "all")  # the original tasks 1-5
+NOISE_KINDS = (*PATH_NOISE_KINDS, "connected")
+TASK_OF_NOISE = {"none": 1, "supporting": 2, "irrelevant": 3, "disconnected": 4, "all": 5, "connected": 8}
 
 Fact = tuple[int, int, int]
 

@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import Iterator
 
 from clutrr.core.entailment import story_closure
-from clutrr.core.family import FamilyConfig, sample_family
+from clutrr.core.family import FamilyConfig
 from clutrr.core.kb import GENDERS, KB
+from clutrr.core.large_family import draw_family
 from clutrr.core.names import load_names
 from clutrr.core.noise import random_path
 from clutrr.core.vocabulary import WordMask
@@ -110,7 +111,7 @@ def padding_paths(family_config: FamilyConfig, kb: KB, allowed: WordMask | None,
     """
     number = 0
     while True:
-        family = sample_family(family_config, kb, rng)
+        family = draw_family(family_config, kb, rng)
         names.start_family()
         named: dict[int, str] = {}
         for _ in range(max(1, family.size // (MAX_PATH + 1))):

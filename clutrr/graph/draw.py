@@ -21,7 +21,8 @@ from clutrr.graph.story import answer_lines
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
 
-KIND_COLORS = {"none": "#1f1f1f", "supporting": "#1b9e77", "irrelevant": "#d95f02", "disconnected": "#7570b3"}
+KIND_COLORS = {"none": "#1f1f1f", "supporting": "#1b9e77", "irrelevant": "#d95f02", "disconnected": "#7570b3",
+               "connected": "#e7298a"}
 GENDER_FILL = {"male": "#d6e6f7", "female": "#fadbe6"}
 GENDER_BOX = {"male": "square", "female": "round"}
 QUERY_COLOR = "#c0392b"
@@ -98,7 +99,7 @@ def _legend(graph: Any) -> list:
     kinds = {d["noise"] for _, _, d in graph.edges(data=True)}
     handles = [Line2D([], [], color=KIND_COLORS["none"], lw=1.8, label="chain fact (in order)")]
     handles += [Line2D([], [], color=KIND_COLORS[k], lw=1.2, linestyle=(0, (4, 2)), label=f"{k} noise")
-                for k in ("supporting", "irrelevant", "disconnected") if k in kinds]
+                for k in ("supporting", "irrelevant", "disconnected", "connected") if k in kinds]
     return handles + [Patch(fc=GENDER_FILL["male"], ec="#555555", label="male"),
                       Patch(fc=GENDER_FILL["female"], ec="#555555", label="female"),
                       Patch(fc="white", ec=QUERY_COLOR, lw=2.0, label="query person")]

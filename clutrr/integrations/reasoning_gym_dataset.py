@@ -25,7 +25,7 @@ from reasoning_gym.coaching.attributes import RangeAttributeDefinition, ScalarAt
 from reasoning_gym.dataset import ProceduralDataset
 from reasoning_gym.factory import DATASETS, register_dataset
 
-from clutrr.core.noise import NOISE_KINDS
+from clutrr.core.noise import NOISE_KINDS, PATH_NOISE_KINDS
 from clutrr.questions.forms import RELATION, answer_text, check_kind
 from clutrr.rl.dataset import DatasetConfig, make_dataset
 from clutrr.rl.reward import score_answer
@@ -89,7 +89,7 @@ class ClutrrCurriculum(BaseCurriculum):
         self._define_attributes(
             RangeAttributeDefinition(name="k", levels=list(range(2, 11)), lower_field_name="min_k",
                                      upper_field_name="max_k", description="relations in the chain"),
-            ScalarAttributeDefinition(name="noise", field_name="noise", levels=[[n] for n in NOISE_KINDS],
+            ScalarAttributeDefinition(name="noise", field_name="noise", levels=[[n] for n in PATH_NOISE_KINDS],
                                       description="the kind of extra facts in the story"),
         )
 

@@ -100,12 +100,12 @@ class ParquetShard:
             if len(self._buffer) >= ROW_GROUP or self._text >= ROW_GROUP_TEXT:
                 self._flush()
 
-    def schema_for(self, context: bool, kinship: bool = False):
+    def schema_for(self, context: bool, kinship: bool = False, difficulty: bool = False):
         """The Parquet schema of the file's records (a padded story's with ``context``, a kinship
-        system's with ``kinship``)."""
+        system's with ``kinship``, a ``--difficulty`` run's with ``difficulty``)."""
         from clutrr.io.schema import arrow_schema
 
-        return arrow_schema(context=context, question=self._question, kinship=kinship)
+        return arrow_schema(context=context, question=self._question, kinship=kinship, difficulty=difficulty)
 
     def _flush(self) -> None:
         import pyarrow as pa
@@ -113,7 +113,8 @@ class ParquetShard:
 
         if self._writer is None:
             first = self._buffer[0] if self._buffer else {}
-            self.schema = self.schema_for("context" in first, kinship="kin_type" in first)
+            self.schema = self.schema_for("context" in first, kinship="kin_type" in first,
+                                          difficulty="difficulty" in first)
             self._fh = self._store.writer(self._name)
             self._writer = pq.ParquetWriter(self._fh, self.schema, compression="zstd")
         if self._buffer:

@@ -71,14 +71,24 @@ ANSWER: dict[str, Type] = {"relation": "str", "person": "str", "people": ["list"
                            "yesno": "str"}
 
 
+# Records of runs with ``--difficulty`` carry one more field (clutrr.core.difficulty): the story's
+# facts, its distractor facts with an end on the chain, and the simple paths of at most
+# ``path_max_length`` (k + 2) facts between the query's people, counted up to 10,000 paths or
+# 200,000 search steps (``paths_capped``: the count stopped there, a lower bound).
+DIFFICULTY: dict[str, Type] = {"facts": "int", "distractors_touching_chain": "int", "paths": "int",
+                               "path_max_length": "int", "paths_capped": "bool"}
+
+
 def answer_type(question: str) -> Type:
     """The type of ``answer`` in rows asking ``question`` (``mixed``: ``["union", ANSWER]``)."""
     return ["union", ANSWER] if question == "mixed" else ANSWER[question]
 
 
-def record_fields(context: bool = False, question: str = "relation", kinship: bool = False) -> dict[str, Type]:
+def record_fields(context: bool = False, question: str = "relation", kinship: bool = False,
+                  difficulty: bool = False) -> dict[str, Type]:
     """The record's fields: :data:`FIELDS`, the question's for a form other than ``relation``,
-    ``context`` for padded stories and :data:`KINSHIP` for a kinship system's stories."""
+    ``context`` for padded stories, :data:`KINSHIP` for a kinship system's stories and
+    :data:`DIFFICULTY` with ``difficulty``."""
     out = dict(FIELDS)
     if question != "relation":
         out.update({"form": "str", "question": "str", "answer": answer_type(question)})
@@ -86,6 +96,8 @@ def record_fields(context: bool = False, question: str = "relation", kinship: bo
         out["context"] = CONTEXT
     if kinship:
         out.update(KINSHIP)
+    if difficulty:
+        out["difficulty"] = DIFFICULTY
     return out
 
 
@@ -127,10 +139,11 @@ def _arrow(t: Type):
     return pa.struct([(k, _arrow(v)) for k, v in t.items()])
 
 
-def arrow_schema(context: bool = False, question: str = "relation", kinship: bool = False):
+def arrow_schema(context: bool = False, question: str = "relation", kinship: bool = False,
+                 difficulty: bool = False):
     """The record as a ``pyarrow.Schema`` (Parquet columns; a padded story's with ``context``,
     a row's asking ``question``, a kinship system's with ``kinship``)."""
-    return arrow_schema_of(record_fields(context, question, kinship))
+    return arrow_schema_of(record_fields(context, question, kinship, difficulty))
 
 
 def arrow_schema_of(fields: dict[str, Type]):

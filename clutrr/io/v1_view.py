@@ -34,10 +34,12 @@ RENAMED = {"query": "query_people", "target": "target_word"}
 _FROM_CSV = tuple(c for c in V1_FIELDS if c not in ("target", "target_text"))
 
 
-def view_fields(context: bool = False, kinship: bool = False, question: str = "relation") -> dict[str, Type]:
+def view_fields(context: bool = False, kinship: bool = False, question: str = "relation",
+                difficulty: bool = False) -> dict[str, Type]:
     """The view's columns: v1's 14, then the record's fields (renamed where they would collide;
-    a kinship system's with ``kinship``, a question form's with ``question``)."""
-    fields = record_fields(context, question=question, kinship=kinship)
+    a kinship system's with ``kinship``, a question form's with ``question``, a ``--difficulty``
+    run's with ``difficulty``)."""
+    fields = record_fields(context, question=question, kinship=kinship, difficulty=difficulty)
     rest = {RENAMED.get(name, name): t for name, t in fields.items() if name not in SHARED}
     return {**V1_FIELDS, **rest}
 
@@ -74,8 +76,8 @@ def chain_edge_types(record: dict) -> list[str]:
 class ViewShard(ParquetShard):
     """A Parquet file of records in the v1-compatible view (row groups as :class:`ParquetShard`)."""
 
-    def schema_for(self, context: bool, kinship: bool = False):
+    def schema_for(self, context: bool, kinship: bool = False, difficulty: bool = False):
         """The view's Parquet schema."""
         from clutrr.io.schema import arrow_schema_of
 
-        return arrow_schema_of(view_fields(context, kinship, self._question))
+        return arrow_schema_of(view_fields(context, kinship, self._question, difficulty))

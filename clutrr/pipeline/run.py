@@ -430,5 +430,7 @@ def _spec_dict(spec: DatasetSpec) -> dict:
         d["config"][key] = shown_source(d["config"][key])
     if spec.config.question == "relation":  # a default run's config.json keeps the bytes it had before --question
         del d["config"]["question"]
+    if not spec.config.difficulty:  # nor before --difficulty
+        del d["config"]["difficulty"]
     d["train_k"], d["test_k"], d["test_noise"] = list(spec.train_k), list(spec.test_k), list(spec.test_noise)
     return d

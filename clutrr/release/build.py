@@ -86,7 +86,8 @@ def part_spec(config: ReleaseConfig, part: Part, seed: int, scale: float) -> Dat
     """The pipeline's dataset spec of one part."""
     per_k, _, test = part_rows(config, part, scale)
     generator = GeneratorConfig(query=part.query, context_words=part.context_words, depth=part.depth,
-                                relations=part.relations, question=part.question)
+                                relations=part.relations, question=part.question, noise_facts=part.noise_facts,
+                                difficulty=part.difficulty)
     return DatasetSpec(train_k=part.train_k, test_k=part.test_k, noise=part.noise, test_noise=part.test_noise,
                        train_rows=max(per_k, 1), test_rows=test, seed=config_seed(seed, config.name), config=generator)
 
@@ -111,6 +112,10 @@ def generate_command(config: ReleaseConfig, part: Part, seed: int, scale: float)
         words.append(f"--relations {part.relations}")
     if part.question != "relation":
         words.append(f"--question {part.question}")
+    if part.noise_facts != 2:
+        words.append(f"--noise-facts {part.noise_facts}")
+    if part.difficulty:
+        words.append("--difficulty")
     return " ".join(words + ["--format csv,parquet"])
 
 

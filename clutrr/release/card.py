@@ -56,6 +56,11 @@ def has_context(config: ReleaseConfig) -> bool:
     return any(p.context_words for p in config.parts)
 
 
+def has_difficulty(config: ReleaseConfig) -> bool:
+    """Whether the configuration's records carry the difficulty field."""
+    return any(p.difficulty for p in config.parts)
+
+
 def yaml_header(built: list[tuple[ReleaseConfig, list[SplitFile]]], figures: dict[str, dict]) -> list[str]:
     """The card's YAML header (between ``---`` lines)."""
     lines = ["---", "license: mit", "language:", "- en", f"pretty_name: {_q('CLUTRR, sound release')}",
@@ -73,7 +78,8 @@ def yaml_header(built: list[tuple[ReleaseConfig, list[SplitFile]]], figures: dic
     lines.append("dataset_info:")
     for config, files in built:
         lines += [f"- config_name: {_q(config.name)}", "  features:",
-                  *yaml_features(view_fields(has_context(config), question=config.question()), 2), "  splits:"]
+                  *yaml_features(view_fields(has_context(config), question=config.question(),
+                                             difficulty=has_difficulty(config)), 2), "  splits:"]
         for split in ("train", "validation", "test"):
             rows = figures[config.name]["rows"][split]
             if rows:
@@ -177,8 +183,9 @@ def verification_table(built: list[tuple[ReleaseConfig, list[SplitFile]]], figur
                    f"{leak['heldout_patterns_in_training']} | {leak['test_templates_in_training']} of "
                    f"{leak['test_templates']} | {cells} |")
     if any(figures[c.name]["audit"] is None for c, _ in built):
-        out += ["", "—: no training split to train the audit's baselines on (its test files repeat each story at "
-                "several depths, so cross-validating them would measure the repetition)."]
+        out += ["", "—: no training split to train the audit's baselines on (test only; the test files of "
+                "`ctx_depth_k4_w4000` repeat each story at several depths, so cross-validating them would measure "
+                "the repetition)."]
     return out + [""]
 
 
@@ -231,6 +238,22 @@ fact, the padding's included, still gives the query pair exactly its label. The 
 `context` field gives the text's length in words, the depth asked, the word offsets of the first and last word of
 the chain's sentences, and the padding's size. Only the story's own facts are listed as edges (the padding is
 text), so graph baselines see no difference from the unpadded stories.
+"""
+
+HARD = """## The hard tier
+
+`hard_k20to100_d200to1000` is sized past where the other configurations stop: chains of 20, 50 and 100 facts,
+each story also holding 200, 500 or 1,000 connected distractors (files `8.k_nN_test`): true facts about
+people of the story's own family, each joined to someone already in the story, so the query's two people are
+linked by many paths and the answer must be searched for, not read off the only path. Families are windows of
+up to 600 people of genealogies of eight generations (about 1,000 people expected); a story names at most as many
+people as the name lists hold. The distractors never join two chain people, so the chain stays the shortest account of its
+own people; under the sound KB every fact is true and the query pair holds exactly one relation, so the label
+is still the only relation the story entails (checked per story, and by `clutrr verify` on every row). Each
+row's `difficulty` gives its facts, the distractors with an end on the chain, and the simple paths of at most
+k + 2 facts between the query's people (counted up to 10,000 paths or 200,000 search steps;
+`paths_capped` says the count stopped there). The grid (3 lengths x 3 distractor counts, 50 stories each) was
+chosen to reach 1,000 distractors at k=100 while a full build stays within minutes on one machine.
 """
 
 LIMITATIONS = """## Limitations
@@ -332,14 +355,15 @@ def render_card(built: list[tuple[ReleaseConfig, list[SplitFile]]], figures: dic
     lines += ["## Configurations", "", *configs_table(built, figures), "",
               "A file's name gives its task and chain length k: `1.4_test` holds task 1 (no noise) at k=4. Tasks: "
               "1 no noise, 2 supporting, 3 irrelevant, 4 disconnected facts, 5 all three, 6 memory, 7 memory and "
-              "reasoning mixed. Long-context files add the words asked (`_w4000`) or the depth (`_d0.5`).", ""]
+              "reasoning mixed, 8 connected distractors. Long-context files add the words asked (`_w4000`) or the depth "
+              "(`_d0.5`), hard-tier files the distractors (`_n1000`).", ""]
     lines += fields_section(any(c.question() != "relation" for c, _ in built))
     lines += how_made(built, options, command, writer, source)
     lines += verification_table(built, figures)
     lines += sizes_table(built, figures)
     lines += reference_tables([c.name for c, _ in built], fingerprints_by_config)
     lines += comparability_section(figures)
-    lines += [DIFFERENCES, LONG_CONTEXT, LIMITATIONS]
+    lines += [DIFFERENCES, LONG_CONTEXT, HARD, LIMITATIONS]
     lines += fingerprints(data_fingerprint, writer)
     lines += citation(source, data_fingerprint)
     return "\n".join(lines)

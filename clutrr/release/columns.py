@@ -17,7 +17,7 @@ DESCRIPTIONS = {
                    "facts it is composed from, the query's fact first",
     "f_comb": "the chain's relation words joined by `-`",
     "task_name": "`task_T.k`: task T (1 no noise, 2 supporting, 3 irrelevant, 4 disconnected facts, 5 all three, "
-                 "6 memory; task 7 files hold task 1 and 6 rows) and the chain's length k",
+                 "6 memory, 8 connected distractors; task 7 files hold task 1 and 6 rows) and the chain's length k",
     "story_edges": "a list literal of `(head, tail)` index pairs into `genders`, the chain's facts first",
     "edge_types": "a list literal of the relation word of each story edge, noise facts included (in "
                   "`v1_rob_train_clean_23_test_all_23` the chain's facts only, as in the original files)",
@@ -28,7 +28,7 @@ DESCRIPTIONS = {
     "split": "the same as `task_split`",
     "task": "the task number T of `task_name`",
     "k": "the chain's length (facts composed to answer)",
-    "noise": "the noise of the story: `none`, `supporting`, `irrelevant`, `disconnected` or `all`",
+    "noise": "the noise of the story: `none`, `supporting`, `irrelevant`, `disconnected`, `all` or `connected`",
     "seed": "the generation seed of the row's file (with `k`, `noise`, `split` and `index` it fixes the story)",
     "index": "the row's number among the generated rows of its k, noise and split",
     "people": "the story's people in index order: `name` and `gender`",
@@ -52,6 +52,9 @@ DESCRIPTIONS = {
               "of names (`people`), an integer (`count`), `yes` or `no` (`yesno`)",
     "context": "(long-context configurations) the text's length in words, the depth asked, where the chain's "
                "sentences are (word offsets) and the padding's size",
+    "difficulty": "(hard tier) the story's facts, its distractor facts with an end on the chain, and the simple "
+                  "paths of at most `path_max_length` (k + 2) facts between the query's people, counted up to "
+                  "10,000 paths or 200,000 search steps (`paths_capped`: stopped there, a lower bound)",
 }
 UNDESCRIBED = "a field of the generator's record (see `clutrr.io.schema`)"
 
@@ -71,7 +74,7 @@ def field_table(forms: bool = False) -> list[str]:
     """One row per Parquet column: name, type, meaning (v1's 14 first); with ``forms`` the
     columns of question-form configurations too."""
     out = ["| column | type | meaning |", "|---|---|---|"]
-    for name, t in view_fields(context=True).items():
+    for name, t in view_fields(context=True, difficulty=True).items():
         out.append(f"| `{name}` | {_type(t)} | {DESCRIPTIONS.get(name, UNDESCRIBED)} |")
     if forms:
         out += [f"| `{name}` | {t} | {DESCRIPTIONS[name]} |" for name, t in QUESTION_FIELDS.items()]

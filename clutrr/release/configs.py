@@ -31,6 +31,8 @@ class Part:
     tag: str = ""
     relations: str = "all"  # the words stories may state and ask (``clutrr generate --relations``)
     question: str = "relation"  # the question form its rows ask (``clutrr generate --question``)
+    noise_facts: int = 2  # facts per noise type (``--noise-facts``)
+    difficulty: bool = False  # records carry the difficulty record (``--difficulty``)
 
 
 @dataclass(frozen=True)
@@ -74,6 +76,21 @@ def _v1_compatible() -> ReleaseConfig:
     return ReleaseConfig(base.name, purpose, base.parts, base.rows, edge_types="chain")
 
 
+# The hard tier: long chains inside graphs of connected distractors, each story's difficulty recorded.
+HARD_KS = (20, 50, 100)
+HARD_DISTRACTORS = (200, 500, 1000)
+HARD_TEST_ROWS = 450  # 50 stories per (k, distractors) file
+
+
+def _hard() -> tuple[ReleaseConfig, ...]:
+    purpose = (f"hard tier (test only): chains of {HARD_KS[0]} to {HARD_KS[-1]} facts among "
+               f"{HARD_DISTRACTORS[0]:,} to {HARD_DISTRACTORS[-1]:,} connected distractors (true facts about the "
+               "same family, joined to the story's people; task 8), every row with its difficulty")
+    return (ReleaseConfig("hard_k20to100_d200to1000", purpose,
+                          tuple(Part(HARD_KS, ("connected",), noise_facts=n, difficulty=True, tag=f"n{n}")
+                                for n in HARD_DISTRACTORS), (0, 0, HARD_TEST_ROWS)),)
+
+
 K2_10 = tuple(range(2, 11))
 CONTEXT_KS = (2, 4, 6, 8, 10)
 CONTEXT_WORDS = (1000, 4000, 16000)
@@ -108,6 +125,7 @@ CONFIGS: tuple[ReleaseConfig, ...] = (
                   "sentences together at 0, 25, 50, 75 or 100% of the text (test only)",
                   tuple(Part((4,), context_words=4000, depth=d, tag=f"d{d}") for d in DEPTHS), (0, 0, 250)),
     _v1_compatible(),
+    *_hard(),
 )
 
 # One configuration per question form (docs/questions.md): the chains of gen_train23_test2to10,

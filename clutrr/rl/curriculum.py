@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from clutrr.core.noise import NOISE_KINDS
+from clutrr.core.noise import PATH_NOISE_KINDS
 from clutrr.rl.dataset import DatasetConfig, ProceduralDataset, make_dataset
 
 
@@ -21,7 +21,7 @@ class Curriculum:
     """
 
     def __init__(self, base: DatasetConfig | None = None, k_levels: Sequence[int] = tuple(range(2, 11)),
-                 noise_levels: Sequence[str] = NOISE_KINDS, cumulative: bool = False) -> None:
+                 noise_levels: Sequence[str] = PATH_NOISE_KINDS, cumulative: bool = False) -> None:
         if not k_levels or not noise_levels:
             raise ValueError("k_levels and noise_levels must be non-empty")
         self.base = base or DatasetConfig()

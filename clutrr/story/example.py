@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 
 from clutrr.core.chainer import Chain
+from clutrr.core.difficulty import difficulty
 from clutrr.core.family import Family
 from clutrr.core.kb import GENDERS, KB
 from clutrr.core.records import StoryRow
@@ -30,7 +31,7 @@ class Example:
     __slots__ = ("kb", "id", "split", "task", "k", "noise_kind", "seed", "index", "names", "genders", "people",
                  "edges", "words", "chain_words", "chain_heads", "query", "query_pred", "target", "pattern", "heldout",
                  "proof", "story", "clean_pieces", "pieces", "target_piece", "context", "chain", "noise", "family",
-                 "question", "_record", "_row")
+                 "question", "with_difficulty", "_record", "_row")
 
     def __init__(self, kb: KB, *, id: str, split: str, task: int, k: int, noise_kind: str, seed: int, index: int,
                  names: list[str], genders: list[int], people: list[int], edges: list[tuple[int, int, int, str]],
@@ -38,7 +39,7 @@ class Example:
                  query: tuple[int, int], query_pred: int, target: str, pattern: str, heldout: bool,
                  proof: list[tuple[Fact, Fact, Fact]], story: str, clean_pieces: list[Piece], pieces: list[Piece],
                  target_piece: Piece, context: dict | None, chain: Chain, noise: list[tuple[str, list[Fact]]],
-                 family: Family) -> None:
+                 family: Family, with_difficulty: bool = False) -> None:
         self.kb = kb
         self.id, self.split, self.task, self.k, self.noise_kind = id, split, task, k, noise_kind
         self.seed, self.index = seed, index
@@ -51,6 +52,7 @@ class Example:
         self.context = context
         self.chain, self.noise, self.family = chain, noise, family
         self.question: Question | None = None  # set for --question other than relation (clutrr.questions)
+        self.with_difficulty = with_difficulty  # records carry "difficulty" (clutrr.core.difficulty)
         self._record: dict | None = None
         self._row: StoryRow | None = None
 
@@ -96,6 +98,9 @@ class Example:
                 self._record.update(self._asked())
             if self.context is not None:
                 self._record["context"] = self.context
+            if self.with_difficulty:
+                self._record["difficulty"] = difficulty(self.edges, len(self.people), self.k, self.query,
+                                                        len(self.chain.people))
             if self.kb.system:  # a kinship system's terms: the pair's kin type, the terms defined
                 self._record["kin_type"] = self.kin_type
                 self._record["glossary"] = self.glossary

@@ -10,15 +10,17 @@ import random
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-import numpy as np
 import yaml
 
 from clutrr.core.chainer import Chain, backward_chain, present_targets, target_pairs, word_pairs
+from clutrr.core.closed_among import closed_among
+from clutrr.core.distractors import CONNECTED, MAX_NOISE_FACTS, connected_noise
 from clutrr.core.draws import sample_indices
 from clutrr.core.entailment import chain_entailment, relations_closed, story_closure
 from clutrr.errors import UsageError
-from clutrr.core.family import Family, FamilyConfig, sample_family
+from clutrr.core.family import DENSE_MAX_PEOPLE, Family, FamilyConfig
 from clutrr.core.kb import GENDERS, KB, KBError, load_kb
+from clutrr.core.large_family import draw_family
 from clutrr.core.memory import (MEMORY_TASK, QUERY_KINDS, chain_targets, check_retrieval, pick_stated, row_kind,
                                 story_facts)
 from clutrr.core.names import load_names
@@ -36,13 +38,17 @@ from clutrr.render.usable import split_banks
 from clutrr.story.example import Example
 from clutrr.story.long_context import MAX_CONTEXT_WORDS, Padding, pad_story
 
-MAX_K = 30
+MAX_K = 100
 MAX_ATTEMPTS = 400
 CHAINS_PER_FAMILY = 4
 LARGE_FAMILY_K = 13
+WINDOW_K = 31  # from here on, families are windows of a larger genealogy (clutrr.core.large_family)
+WINDOW_GENERATIONS = 8
+WINDOW_NOISE_FACTS = 50
 PROBE_FAMILIES = 40
 FAMILY_CHECK_MAX = 64  # up to this size, checking a whole family once is cheaper than each story
 FAMILIES_KEPT = 16  # per context: the families of the last few blocks
+WINDOW_FAMILIES_KEPT = 4  # of families above half DENSE_MAX_PEOPLE (about 11 MB each at 600 people)
 SHAPES_KEPT = 4096  # per context: chain shapes (each holds a render plan; long chains rarely repeat)
 SET_REDRAWS = 8  # stories drawn for a people question before the first whose set has one name is taken
 CYK_MAX_K = 8  # clean chains up to this length are checked by their CYK table instead
@@ -72,6 +78,7 @@ class GeneratorConfig:
     context_words: int = 0  # pad stories to about this many words (0: no padding): clutrr.story.long_context
     depth: str = "spread"  # where a padded story's own sentences go: a share of the padding, or spread
     question: str = RELATION  # the question form (relation, person, people, count, yesno, mixed): clutrr.questions
+    difficulty: bool = False  # records carry a difficulty record (clutrr.core.difficulty)
 
     def validate(self) -> None:
         """Raise UsageError naming the first bad setting."""
@@ -79,8 +86,8 @@ class GeneratorConfig:
             self.family.validate()
         except ValueError as exc:
             raise UsageError(str(exc)) from None
-        if self.noise_facts < 1:
-            raise UsageError(f"--noise-facts must be at least 1, got {self.noise_facts}")
+        if not 1 <= self.noise_facts <= MAX_NOISE_FACTS:
+            raise UsageError(f"--noise-facts must be in 1..{MAX_NOISE_FACTS:,}, got {self.noise_facts}")
         if not 0.0 <= self.holdout < 1.0:
             raise UsageError(f"--holdout must be in [0, 1), got {self.holdout}")
         if not 1 <= self.max_piece <= 3:
@@ -163,13 +170,17 @@ def check_request(k: int, noise: str, split: str, config: GeneratorConfig) -> No
         raise UsageError("supporting noise needs k >= 2 (it links two chain people other than the query pair)")
     if noise in ("supporting", "all") and config.noise_facts == 1 and k < 3:
         raise UsageError("supporting noise with one fact needs k >= 3 (it links two non-adjacent chain people)")
-    family = _family_config(config, k)
+    family = _family_config(config, k, noise)
     try:
         family.validate()
     except ValueError as exc:
-        grown = f" (chains of {LARGE_FAMILY_K} facts or more use {family.generations} generations)" \
+        grown = f" (these stories use at least {family.generations} generations)" \
             if family is not config.family else ""
         raise UsageError(f"k={k}{grown}: {exc}") from None
+    if family.expected_size() > DENSE_MAX_PEOPLE and load_kb(config.kb).system:
+        raise UsageError(f"k={k}, noise={noise}: stories from families of more than {DENSE_MAX_PEOPLE} people "
+                         f"(k >= {WINDOW_K}, over {WINDOW_NOISE_FACTS} connected distractors or a large --generations) "
+                         "are not supported with --kinship yet: a kin type needs the whole family, not a window")
 
 
 def _kb(config: GeneratorConfig) -> KB:
@@ -214,10 +225,14 @@ def _split_banks(source: str, template_split: bool, seed: int, kb_name: str,
     return tuple(zip(SPLITS, parts))
 
 
-def _family_config(config: GeneratorConfig, k: int) -> FamilyConfig:
-    """Long chains need room: from LARGE_FAMILY_K on, families have at least 4 generations."""
-    if k >= LARGE_FAMILY_K and config.family.generations < 4:
-        return FamilyConfig(**{**config.family.__dict__, "generations": 4})
+def _family_config(config: GeneratorConfig, k: int, noise: str = "none") -> FamilyConfig:
+    """Long chains need room: from LARGE_FAMILY_K on, families have at least 4 generations;
+    from WINDOW_K on, or for more than WINDOW_NOISE_FACTS connected distractors, at least
+    WINDOW_GENERATIONS (stories then come from a window of the family)."""
+    wide = k >= WINDOW_K or (noise == CONNECTED and config.noise_facts > WINDOW_NOISE_FACTS)
+    least = WINDOW_GENERATIONS if wide else 4 if k >= LARGE_FAMILY_K else 0
+    if config.family.generations < least:
+        return FamilyConfig(**{**config.family.__dict__, "generations": least})
     return config.family
 
 
@@ -227,9 +242,10 @@ def _family(ctx: _Context, key: tuple) -> Family:
     families = ctx.families
     fam = families.get(key)
     if fam is None:
-        fam = sample_family(ctx.family, ctx.kb, random.Random(stable_hash("family", *key)))
-        if len(families) >= FAMILIES_KEPT:
-            for old in list(families)[:len(families) - FAMILIES_KEPT + 1]:  # the oldest
+        fam = draw_family(ctx.family, ctx.kb, random.Random(stable_hash("family", *key)))
+        kept = WINDOW_FAMILIES_KEPT if fam.size > DENSE_MAX_PEOPLE // 2 else FAMILIES_KEPT
+        if len(families) >= kept:
+            for old in list(families)[:len(families) - kept + 1]:  # the oldest
                 families.pop(old, None)
         families[key] = fam
     return fam
@@ -247,7 +263,7 @@ def _probe(config: GeneratorConfig, k: int, candidates: tuple[tuple[int, int], .
     for pred, gender in candidates:
         for i in range(PROBE_FAMILIES):
             if i == len(families):
-                families.append(sample_family(fc, kb, random.Random(stable_hash("probe", config.relations, k, i))))
+                families.append(draw_family(fc, kb, random.Random(stable_hash("probe", config.relations, k, i))))
             family = families[i]
             rng = random.Random(stable_hash("probe chain", config.relations, k, i, pred, gender))
             pairs = target_pairs(family, pred, gender)
@@ -349,7 +365,7 @@ def _context(config: GeneratorConfig, seed: int, split: str, k: int, noise: str)
     allowed = None if vocabulary.edges is None else word_mask(kb, vocabulary.edges)
     return _Context(kb, banks(config, seed)[split], allowed, word_mask(kb, vocabulary.targets),
                     offered_targets(config, k), offered_targets(config, 1) if config.query != "reasoning" else (),
-                    _family_config(config, k), _HashPrefix("example", seed, split, k, noise),
+                    _family_config(config, k, noise), _HashPrefix("example", seed, split, k, noise),
                     _HashPrefix("id", seed, split, k, noise, size=16))
 
 
@@ -462,7 +478,8 @@ def _story(config: GeneratorConfig, k: int, noise: str, seed: int, index: int, s
             shape = _shape(ctx, config, seed, chain, family.genders)
             if split == "train" and shape.heldout:
                 continue
-            noise_paths = add_noise(family, chain, noise, config.noise_facts, rng, ctx.allowed)
+            noise_paths = connected_noise(family, chain, config.noise_facts, rng, ctx.allowed) \
+                if noise == CONNECTED else add_noise(family, chain, noise, config.noise_facts, rng, ctx.allowed)
             if noise_paths is None:
                 continue
             query = None
@@ -543,7 +560,7 @@ def _assemble(config, kb, ctx, family, chain, shape, noise_paths, rng, query, *,
         target=target_word, pattern=shape.pattern,
         heldout=shape.heldout, proof=chain.proof if query is None else [],  # a memory query's answer is stated
         story=story, clean_pieces=chain_pieces, pieces=story_pieces, target_piece=target_piece, context=context,
-        chain=chain, noise=noise_paths, family=family)
+        chain=chain, noise=noise_paths, family=family, with_difficulty=config.difficulty)
 
 
 def _names(genders: list[int], rng: random.Random) -> list[str]:
@@ -581,8 +598,7 @@ def _check(kb: KB, family: Family, chain: Chain, edges: list, people: list[int])
     if len(edges) > k or k > CYK_MAX_K:
         if _family_closed(kb, family):
             return
-        ids = np.array(people)
-        if relations_closed(kb, family.masks[:, ids[:, None], ids]):
+        if closed_among(kb, family, people):
             return
     target_bits = 1 << chain.target
     if _chain_entailment(kb, tuple(chain.preds)) != target_bits:
