@@ -15,6 +15,6 @@ in the order the reader tries them.
   "Aunt Y", "with daughter {C}");
 - :mod:`~clutrr.render.shapes.marriage`: events ("X married Y", "{B} gave birth to {A}").
 
-:mod:`~clutrr.render.shapes.reader` resolves pronouns and checks the statements read;
+:mod:`~clutrr.render.shapes.reader` resolves pronouns, :mod:`~clutrr.render.shapes.checks` checks the statements read;
 :mod:`~clutrr.render.shapes.words` holds the tokens, word lists and facts.
 """

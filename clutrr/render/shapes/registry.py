@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from clutrr.render.shapes import groups, having, marriage, possessive, prepositional, roles
+from clutrr.render.shapes import checks, groups, having, marriage, possessive, prepositional, roles
 from clutrr.render.shapes.appositive import after_relative, framed, pairs_nouns, referents_after, referents_before
 from clutrr.render.shapes.copular import named_next
 from clutrr.render.shapes.phrase import OwnerRule, Phrase, PhraseRule, StepRule
@@ -66,8 +66,9 @@ def _dangling(r: Reader, j: int) -> list[Statement]:
 def read(r: Reader) -> list[Statement]:
     """Every statement of the reader's text, walking :data:`WORD_SHAPES` at each word."""
     out: list[Statement] = []
+    lex = r.lex
     for j, t in enumerate(r.toks):
-        if t.kind != "word" or (t.low not in r.lex and t.low not in CUES):
+        if t.kind != "word" or (t.low not in lex and t.low not in CUES):
             continue
         for shape in WORD_SHAPES:
             if shape.applies(r, j):
@@ -160,8 +161,8 @@ def analyse(toks: list[Tok], facts: Facts, text: str, slot_bank: bool = True) ->
     a shape the parser does not read is dropped only from a bank written with slots)."""
     reader = Reader(toks, facts, text, slot_bank)
     found = read(reader)
-    reader.check(found)
-    reader.ownership(found)
-    reader.step_contrast(found)
-    reader.parent_spouse(found)
+    checks.check(reader, found)
+    checks.ownership(reader, found)
+    checks.step_contrast(reader, found)
+    checks.parent_spouse(reader, found)
     return found, reader.flags
