@@ -22,6 +22,11 @@ def _owned(r: Reader, p: Phrase, owner: int) -> None:
         p.had = r.toks[k - 1].low in HAVING
 
 
+def _owned_by_subject(r: Reader, p: Phrase, at: int) -> None:
+    """The noun after "a" is the subject's of the clause holding token ``at``."""
+    _owned(r, p, r.subject(r.clause_start(at), at))
+
+
 def they_had(r: Reader, p: Phrase) -> bool:
     """"They had a son, {C}": the couple's (or the two people named so far).
 
@@ -62,7 +67,7 @@ def gave_birth_to_a(r: Reader, p: Phrase) -> bool:
     toks, k = r.toks, p.k
     if not (k >= 3 and toks[k - 1].low == "to" and toks[k - 2].low == "birth"):
         return False
-    _owned(r, p, r.subject(r.clause_start(k - 2), k - 2))
+    _owned_by_subject(r, p, k - 2)
     return True
 
 
@@ -77,7 +82,7 @@ def relation_of_a(r: Reader, p: Phrase) -> bool:
     if not (k >= 3 and toks[k - 1].low == "of" and r.is_relation(k - 2) and not toks[k - 2].poss
             and any(toks[q].low in ARTICLES for q in range(max(k - 5, 0), k - 2))):
         return False
-    _owned(r, p, r.subject(r.clause_start(k - 3), k - 3))
+    _owned_by_subject(r, p, k - 3)
     return True
 
 
@@ -92,7 +97,7 @@ def person_with_a(r: Reader, p: Phrase) -> bool:
     if not (k >= 3 and toks[k - 1].low == "with" and (toks[k - 2].low in PERSON_NOUNS or r.is_relation(k - 2))
             and any(toks[q].low in ("a", "an") for q in range(max(k - 5, 0), k - 2))):
         return False
-    _owned(r, p, r.subject(r.clause_start(k - 2), k - 2))
+    _owned_by_subject(r, p, k - 2)
     return True
 
 
