@@ -60,3 +60,12 @@ def test_the_length_check_finds_a_long_method():
     assert long_functions(f"class C:\n    def f(self):\n{body}\n") == [f"2 f ({MAX_LINES + 1} lines)"]
     short = "\n".join(f"    x{i} = {i}" for i in range(MAX_LINES - 1))
     assert long_functions(f"def g():\n{short}\n") == []
+
+
+def test_the_cached_flags_depend_on_every_shape():
+    """The bank cache's key hashes the reader's grammar: editing a shape refreshes cached flags."""
+    from clutrr.render.usable import _checker_inputs
+
+    inputs = set(_checker_inputs("kinship"))
+    assert sorted(SHAPES.glob("*.py")) and set(SHAPES.glob("*.py")) <= inputs
+    assert RENDER / "statements.py" in inputs
