@@ -35,7 +35,8 @@ def _checker_inputs(kb_name: str) -> tuple[Path, ...]:
     """The files a flag depends on besides the templates: the checker's source, the KB file
     and the first-name lists (a name-list change must refresh the cached flags)."""
     here = Path(__file__).resolve().parent
-    return (*(here / name for name in _CHECKER_SOURCES), resolve_kb_path(kb_name), *name_files())
+    shapes = sorted((here / "shapes").glob("*.py"))  # the reader's grammar
+    return (*(here / name for name in _CHECKER_SOURCES), *shapes, resolve_kb_path(kb_name), *name_files())
 
 
 def _key(templates: list[Template], kb_name: str) -> str:
