@@ -7,6 +7,7 @@ the story, label and pattern of each row without building either.
 from __future__ import annotations
 
 import json
+from typing import cast
 
 from clutrr.core.chainer import Chain
 from clutrr.core.family import Family
@@ -104,7 +105,7 @@ class Example:
     def _asked(self) -> dict:
         """The record's fields of the question asked: form, question text, answer, and the
         query (story indices) and relation word it names, with that word's predicate."""
-        q = self.question
+        q = cast(Question, self.question)
         return {"query": list(q.query), "target": q.target,
                 "target_predicate": self.kb.pred_names[self.kb.parse_word(q.target)[0]],
                 "form": q.form, "question": q.text(self.names), "answer": q.answer}
@@ -112,7 +113,7 @@ class Example:
     @property
     def question_cells(self) -> list[str]:
         """The CSV cells of the question asked (:data:`clutrr.io.csv_format.QUESTION_COLUMNS`)."""
-        q = self.question
+        q = cast(Question, self.question)
         return [q.form, q.text(self.names), json.dumps(q.answer, ensure_ascii=False), json.dumps(list(q.query)),
                 q.target]
 
