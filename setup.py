@@ -24,4 +24,5 @@ class OptionalBuildExt(build_ext):
             self.extensions = []
 
 
-setup(ext_modules=clutrr_build.ext_modules(ROOT), cmdclass={"build_ext": OptionalBuildExt})
+setup(ext_modules=clutrr_build.ext_modules(ROOT), cmdclass={"build_ext": OptionalBuildExt},
+      options={"build": {"build_base": clutrr_build.build_base()}})

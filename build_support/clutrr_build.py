@@ -13,6 +13,7 @@ import shlex
 import shutil
 import sys
 import sysconfig
+import tempfile
 
 from setuptools import build_meta as _setuptools
 from setuptools.build_meta import (  # noqa: F401  (the rest of the backend, unchanged)
@@ -35,8 +36,12 @@ HOT = (
     "clutrr/story/example.py",
     "clutrr/story/generator.py",
     "clutrr/io/csv_format.py",
+    "clutrr/io/rows.py",
+    "clutrr/core/memory.py",
+    "clutrr/pipeline/tasks.py",
 )
-_KIND = "CLUTRR_BUILD_KIND"  # set by this backend for setup.py: "wheel" or "editable"
+_KIND = "CLUTRR_BUILD_KIND"  # "wheel" while this backend builds a wheel (setup.py reads it)
+_BASE = "CLUTRR_BUILD_BASE"  # a wheel build's own temporary build folder (never ./build: no stale files)
 
 
 def _say(message: str) -> None:
@@ -51,19 +56,19 @@ def compiler_found() -> bool:
 
 
 def compile_wanted() -> bool:
-    """Whether this build compiles the hot modules: a wheel, not CLUTRR_PURE=1, a compiler at hand."""
+    """Whether a wheel built now compiles the hot modules: not CLUTRR_PURE=1, and a compiler at hand."""
     if os.environ.get("CLUTRR_PURE", "") not in ("", "0"):
-        return False
-    if os.environ.get(_KIND, "wheel") != "wheel":
         return False
     return compiler_found()
 
 
 def ext_modules(root: str) -> list:
-    """The compiled extensions of a wheel build, or [] for a pure one (setup.py calls this)."""
+    """The compiled extensions of a wheel build, or [] for a pure one (setup.py calls this; the
+    backend's other steps, metadata and requirements, and editable installs get [])."""
+    if os.environ.get(_KIND) != "wheel" or _BASE not in os.environ:
+        return []
     if not compile_wanted():
-        if os.environ.get(_KIND) == "wheel":
-            _say("pure-Python wheel (CLUTRR_PURE is set or no C compiler was found)")
+        _say("pure-Python wheel (CLUTRR_PURE is set or no C compiler was found)")
         return []
     try:
         from mypyc.build import mypycify
@@ -73,26 +78,38 @@ def ext_modules(root: str) -> list:
     paths = [os.path.relpath(os.path.join(root, p)) for p in HOT]
     try:
         return mypycify([*paths, "--follow-imports=silent", "--ignore-missing-imports"], opt_level="3",
-                        debug_level="0")
+                        debug_level="0", target_dir=os.path.join(build_base(), "mypyc"))
     except (Exception, SystemExit) as exc:  # a type error, an unsupported construct: build it pure
         _say(f"pure-Python wheel: mypyc failed ({exc!r})")
         return []
 
 
+def build_base() -> str:
+    """Where setuptools and mypyc put their intermediate files: the wheel build's own folder."""
+    return os.environ.get(_BASE, "build")
+
+
+def compile_requires() -> list[str]:
+    """What a wheel build asks for besides setuptools: mypy (mypyc) when it compiles, else nothing."""
+    return [MYPY_PIN] if compile_wanted() else []
+
+
 def get_requires_for_build_wheel(config_settings=None) -> list[str]:
-    extra = [MYPY_PIN] if compile_wanted() else []
-    return [*_setuptools.get_requires_for_build_wheel(config_settings), *extra]
+    return [*_setuptools.get_requires_for_build_wheel(config_settings), *compile_requires()]
 
 
 def get_requires_for_build_editable(config_settings=None) -> list[str]:
-    return _setuptools.get_requires_for_build_editable(config_settings)
+    return _setuptools.get_requires_for_build_editable(config_settings)  # never compiled: nothing more
 
 
 def build_wheel(wheel_directory, config_settings=None, metadata_directory=None) -> str:
-    os.environ[_KIND] = "wheel"
-    return _setuptools.build_wheel(wheel_directory, config_settings, metadata_directory)
+    with tempfile.TemporaryDirectory(prefix="clutrr-build-") as base:
+        os.environ.update({_KIND: "wheel", _BASE: base})
+        try:
+            return _setuptools.build_wheel(wheel_directory, config_settings, metadata_directory)
+        finally:
+            del os.environ[_KIND], os.environ[_BASE]
 
 
 def build_editable(wheel_directory, config_settings=None, metadata_directory=None) -> str:
-    os.environ[_KIND] = "editable"
     return _setuptools.build_editable(wheel_directory, config_settings, metadata_directory)
