@@ -96,6 +96,20 @@ def test_the_compile_pin_is_the_extra_the_suite_installs():
     assert extras["compile"] == [clutrr_build.MYPY_PIN] and "clutrr[compile]" in extras["test"]
 
 
+PICKLED = """
+import pickle, sys, clutrr
+ex = clutrr.make_example(clutrr.GeneratorConfig(), 3, "all", 5, 7)
+back = pickle.loads(pickle.dumps(ex))
+print(clutrr.BUILD, back.record == ex.record, back.chain == ex.chain, back.family.rows == ex.family.rows)
+"""
+
+
+def test_an_example_pickles_in_both_builds(compiled_tree, tmp_path):
+    for tree, build in ((compiled_tree, "compiled"), (None, "pure Python")):
+        done = run(tree, "-c", PICKLED, cwd=tmp_path, cli=False)
+        assert done.stdout == f"{build} True True True\n", done.stderr[-2000:]
+
+
 @pytest.mark.parametrize("name", sorted(CONFIGS))
 def test_compiled_and_pure_write_the_same_bytes(compiled_tree, tmp_path, name):
     argv = ("generate", "--quiet", "--seed", "3", *CONFIGS[name])

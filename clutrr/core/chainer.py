@@ -9,9 +9,11 @@ import numpy as np
 
 from clutrr.core.family import Family
 from clutrr.core.kb import KB, random_bit
+from clutrr.core.native import mypyc_attr
 from clutrr.core.vocabulary import WordMask
 
 
+@mypyc_attr(serializable=True)  # pickled with its example
 @dataclass
 class Chain:
     """A path ``people[0] -> ... -> people[k]`` whose facts are "people[i+1] is people[i]'s preds[i]".

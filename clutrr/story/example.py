@@ -12,6 +12,7 @@ from typing import cast
 from clutrr.core.chainer import Chain
 from clutrr.core.family import Family
 from clutrr.core.kb import GENDERS, KB
+from clutrr.core.native import mypyc_attr
 from clutrr.core.records import StoryRow
 from clutrr.kinship.kintypes import kin_type
 from clutrr.questions.forms import Question
@@ -20,6 +21,7 @@ from clutrr.render.stitching import Piece
 Fact = tuple[int, int, int]
 
 
+@mypyc_attr(serializable=True)  # compiled, it pickles as in Python (its __init__ is not called to load it)
 class Example:
     """A generated example: its JSON ``record`` and its CSV ``row`` (both made on first use),
     and the family, chain and noise it was built from.
