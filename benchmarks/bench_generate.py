@@ -14,9 +14,9 @@ PYTHONDONTWRITEBYTECODE is set, every process would otherwise compile it again).
     python benchmarks/bench_generate.py --big 10000000        # one long k=2,3 run (memory check)
     python benchmarks/bench_generate.py --big 1000000 --big-k 2   # duplicates per 10^6 rows at k=2
     python benchmarks/bench_generate.py --versus              # only the reasoning-gym comparison
+    python benchmarks/bench_generate.py --builds --parallel   # compiled/pure beside reasoning-gym; --workers 2
     python benchmarks/bench_generate.py --cluster             # only the two-node Ray cluster figures
     python benchmarks/bench_generate.py --kinship             # only the kinship systems against the default
-    python benchmarks/bench_generate.py --builds --parallel   # compiled/pure beside reasoning-gym; --workers 2
 
 Besides the table, the default run prints two more sections:
 
