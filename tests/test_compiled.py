@@ -51,10 +51,9 @@ def compiled_tree(tmp_path_factory) -> Path:
 
 def run(tree: Path | None, *argv: str, cwd: Path, cli: bool = True) -> subprocess.CompletedProcess:
     """``python -m clutrr.cli ARGV`` (``python ARGV`` unless ``cli``) from the unpacked wheel
-    (``tree``) or from the sources (None)."""
+    (``tree``) or from this checkout's sources (None), whatever this environment has installed."""
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "CLUTRR_PURE")}
-    if tree is not None:
-        env["PYTHONPATH"] = str(tree)
+    env["PYTHONPATH"] = str(tree or REPO)
     return subprocess.run([sys.executable, *(("-m", "clutrr.cli") if cli else ()), *argv], capture_output=True,
                           text=True, cwd=cwd, env=env, timeout=600)
 
