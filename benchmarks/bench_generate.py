@@ -14,6 +14,7 @@ PYTHONDONTWRITEBYTECODE is set, every process would otherwise compile it again).
     python benchmarks/bench_generate.py --big 10000000        # one long k=2,3 run (memory check)
     python benchmarks/bench_generate.py --big 1000000 --big-k 2   # duplicates per 10^6 rows at k=2
     python benchmarks/bench_generate.py --versus              # only the reasoning-gym comparison
+    python benchmarks/bench_generate.py --builds --parallel   # compiled/pure beside reasoning-gym; --workers 2
     python benchmarks/bench_generate.py --cluster             # only the two-node Ray cluster figures
     python benchmarks/bench_generate.py --kinship             # only the kinship systems against the default
     python benchmarks/bench_generate.py --size                # only the size axis: long chains, many distractors
@@ -23,6 +24,11 @@ Besides the table, the default run prints two more sections:
 - reasoning-gym (pinned, installed into this environment when missing) against clutrr, side
   by side in one run: fresh processes, start-up included, CPU seconds of each, paired runs
   repeated; items per CPU-second and their ratio, at k=2,3 clean and with all noise.
+- the compiled and the pure build (both wheels of this checkout built first, run from their
+  unpacked folders) beside reasoning-gym: k=2,3 clean, k=2,3 all noise, k=10 all noise, items
+  per CPU-second, against reasoning-gym and compiled against pure (``--builds``).
+- parallel efficiency: two independent ``--workers 1`` runs at the same time (what two cores
+  do here) against one ``--workers 2`` run of both their stories, wall time (``--parallel``).
 - a Ray cluster of two nodes on this machine (one CPU each, started once): the same job on one
   node, then on both once the second has joined, start-up excluded (workers warmed by a small
   job first); the wall-time speed-up of 2 CPUs over 1 and the driver's CPU time as a share
@@ -42,6 +48,7 @@ import sys
 import tempfile
 import threading
 import time
+from pathlib import Path
 
 from bench_startup import compile_package  # this folder is on sys.path when the script runs
 
@@ -275,6 +282,90 @@ def versus(rows: int = VERSUS_ROWS, repeats: int = VERSUS_REPEATS) -> None:
         print(f"{name:36s} {statistics.median(times):7.2f} {rate:11.0f} {rate / rg:15.2f}x", flush=True)
 
 
+BUILD_CASES = {  # name -> generate arguments for ``rows`` stories (k=2,3 take half each)
+    "k=2,3 clean": lambda rows: ["--k", "2,3", "--noise", "none", "--train-rows", str(rows // 2)],
+    "k=2,3 all noise": lambda rows: ["--k", "2,3", "--noise", "all", "--train-rows", str(rows // 2)],
+    "k=10 all noise": lambda rows: ["--k", "10", "--noise", "all", "--train-rows", str(rows)],
+}
+
+
+def _clutrr_cmd(tree: str, args: list[str], out: str) -> list[str]:
+    """``clutrr generate`` (JSONL, no test files) run from an unpacked wheel ``tree``."""
+    return ["env", f"PYTHONPATH={tree}", sys.executable, "-m", "clutrr.cli", "generate", "--quiet", "--test-k", "none",
+            "--format", "jsonl", "--out", out, "--force", *args]
+
+
+def _wheel_trees(tmp: str) -> dict[str, str]:
+    """The compiled and the pure wheel of this checkout, each unpacked (build_support/wheel_tree.py)."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "build_support"))
+    from wheel_tree import is_compiled, unpacked_wheel
+
+    trees = {}
+    for build, pure in (("compiled", False), ("pure", True)):
+        print(f"building the {build} wheel", flush=True)
+        tree, said = unpacked_wheel(Path(tmp) / build, pure=pure)
+        if is_compiled(tree) == pure:
+            raise SystemExit(f"the {build} wheel came out {'compiled' if not pure else 'pure'}: {said}")
+        trees[build] = str(tree)
+    return trees
+
+
+def builds(rows: int = VERSUS_ROWS, repeats: int = VERSUS_REPEATS) -> None:
+    """The compiled and the pure build side by side with reasoning-gym: items per CPU-second,
+    fresh processes, start-up included, paired rounds, median CPU seconds."""
+    if importlib.util.find_spec("reasoning_gym") is None:
+        print(f"installing {RG_PIN} into this environment (benchmark only)", flush=True)
+        subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", RG_PIN], check=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        trees = _wheel_trees(tmp)
+        jobs = {"reasoning-gym family_relationships": [sys.executable, "-c", _RG_JOB, str(rows)]}
+        for case, args in BUILD_CASES.items():
+            for build, tree in trees.items():
+                jobs[f"clutrr {build} {case}"] = _clutrr_cmd(tree, args(rows), os.path.join(tmp, "d"))
+        for name, cmd in jobs.items():  # warm: bank caches made, files in the page cache (not timed)
+            if name.startswith("clutrr"):
+                _cpu_of([*cmd, "--train-rows", "10"])
+        cpu: dict[str, list[float]] = {name: [] for name in jobs}
+        for _ in range(repeats):
+            for name, cmd in jobs.items():
+                cpu[name].append(_cpu_of(cmd))
+    med = {name: statistics.median(times) for name, times in cpu.items()}
+    rg = rows / med["reasoning-gym family_relationships"]
+    print(f"\ncompiled and pure builds ({rows:,} items per job, {repeats} paired rounds, median CPU s, start-up "
+          f"included; clutrr writes JSONL with manifest and config, every label checked)")
+    print(f"{'job':40s} {'CPU s':>7s} {'items/CPU-s':>11s} {'vs reasoning-gym':>16s} {'vs pure':>8s}")
+    for name, cpu_s in med.items():
+        pure = name.replace(" compiled ", " pure ")
+        versus_pure = f"{med[pure] / cpu_s:7.2f}x" if " compiled " in name else f"{'':8s}"
+        print(f"{name:40s} {cpu_s:7.2f} {rows / cpu_s:11.0f} {rows / cpu_s / rg:15.2f}x {versus_pure}", flush=True)
+
+
+def parallel(rows: int) -> None:
+    """``--workers 2`` against the machine's own limit: two independent one-worker runs of ``rows``
+    stories at the same time (their combined rate is what two cores do here), then one run of
+    ``2 * rows`` with two workers; k=2,3 clean, CSV and JSONL, wall time, start-up included."""
+    def command(out: str, n: int, workers: int) -> list[str]:
+        return [sys.executable, "-m", "clutrr.cli", "generate", "--quiet", "--k", "2,3", "--test-k", "none",
+                "--train-rows", str(n // 2), "--workers", str(workers), "--out", out, "--force"]
+
+    with tempfile.TemporaryDirectory() as tmp:
+        _cpu_of(command(os.path.join(tmp, "warm"), 20, 1))  # bank cache made: not timed
+        wall = time.perf_counter()
+        pair = [subprocess.Popen(command(os.path.join(tmp, f"alone{i}"), rows, 1), stderr=subprocess.PIPE)
+                for i in (0, 1)]
+        for proc in pair:
+            if proc.wait() != 0:
+                raise SystemExit(f"failed: {proc.args}\n{proc.stderr.read().decode()}")
+        alone = time.perf_counter() - wall
+        together = measure_command(command(os.path.join(tmp, "two"), 2 * rows, 2))["wall_s"]
+    independent, workers2 = 2 * rows / alone, 2 * rows / together
+    print(f"\nparallel efficiency ({rows:,} stories per single-worker run, k=2,3 clean, csv+jsonl, wall time, "
+          f"start-up included; load average before: {os.getloadavg()[0]:.2f})")
+    print(f"two independent --workers 1 runs at once: {independent:8.0f} stories/wall-s ({alone:.1f} s)")
+    print(f"one --workers 2 run of {2 * rows:,} stories: {workers2:8.0f} stories/wall-s ({together:.1f} s)")
+    print(f"efficiency (--workers 2 / two independent runs): {workers2 / independent:.2f} (goal 0.95)", flush=True)
+
+
 def _tree_cpu(procs: dict) -> dict[int, float]:
     out = {}
     for pid, p in procs.items():
@@ -339,6 +430,13 @@ def main() -> None:
     parser.add_argument("--versus-rows", type=int, default=VERSUS_ROWS, help=f"items per job (default {VERSUS_ROWS:,})")
     parser.add_argument("--cluster", action="store_true", help="only the two-node Ray cluster figures")
     parser.add_argument("--cluster-rows", type=int, default=200_000, help="rows of the cluster job (default 200,000)")
+    parser.add_argument("--builds", action="store_true",
+                        help="only the compiled and pure builds (both wheels built first) beside reasoning-gym")
+    parser.add_argument("--builds-rows", type=int, default=VERSUS_ROWS, help=f"items per builds job (default {VERSUS_ROWS:,})")
+    parser.add_argument("--builds-repeats", type=int, default=VERSUS_REPEATS, help="paired rounds of the builds section")
+    parser.add_argument("--parallel", action="store_true", help="only the --workers 2 efficiency against two runs")
+    parser.add_argument("--parallel-rows", type=int, default=100_000,
+                        help="stories per single-worker run of the parallel section (default 100,000)")
     parser.add_argument("--kinship", action="store_true", help="only the kinship systems against the default")
     parser.add_argument("--kinship-rows", type=int, default=ROWS, help=f"rows per kinship job (default {ROWS:,})")
     parser.add_argument("--kinship-systems", default=",".join(KINSHIP_SYSTEMS),
@@ -361,6 +459,12 @@ def main() -> None:
     if args.kinship:
         kinship(args.kinship_rows, systems=tuple(args.kinship_systems.split(",")))
         return
+    if args.builds or args.parallel:
+        if args.builds:
+            builds(args.builds_rows, args.builds_repeats)
+        if args.parallel:
+            parallel(args.parallel_rows)
+        return
     has_ray = importlib.util.find_spec("ray") is not None
     if not (args.versus or args.cluster):
         engines = args.engine or list(ENGINES)
@@ -372,6 +476,9 @@ def main() -> None:
         return
     if not args.cluster:
         versus(args.versus_rows)
+    if not (args.versus or args.cluster):
+        builds(args.builds_rows, args.builds_repeats)
+        parallel(args.parallel_rows)
     if not args.versus:
         if has_ray and psutil is not None:
             cluster(args.cluster_rows)

@@ -11,7 +11,7 @@ import importlib
 import pkgutil
 import sys
 
-from clutrr import __version__, commands
+from clutrr import BUILD, __version__, commands
 from clutrr.commands.console import Parser, run_command
 
 
@@ -26,7 +26,7 @@ def _command_modules(only: str | None = None) -> list:
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The top-level parser with every subcommand attached (only ``command``'s, when it names one)."""
     parser = Parser(prog="clutrr", description="Generate, verify and audit CLUTRR-style kinship benchmarks.")
-    parser.add_argument("--version", action="version", version=f"clutrr {__version__}")
+    parser.add_argument("--version", action="version", version=f"clutrr {__version__} ({BUILD})")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
     for mod in _command_modules(command):
         p = sub.add_parser(mod.NAME, help=mod.HELP, description=mod.HELP)

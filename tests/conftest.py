@@ -41,6 +41,7 @@ SLOW_MODULES = {
     "test_robustness", "test_rl", "test_scale", "test_scale_ray_nodes", "test_scale_stores", "test_determinism",
     "test_graph", "test_pipeline", "test_recast", "test_kb_soundness", "test_checker_defects", "test_bank_check",
     "test_cli_errors", "test_generator_properties", "test_eval", "test_composer", "test_reader_snapshot",
+    "test_compiled",
 }
 
 

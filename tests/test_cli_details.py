@@ -19,7 +19,8 @@ def test_version(capsys):
     with pytest.raises(SystemExit) as exit_:
         main(["--version"])
     assert exit_.value.code == 0
-    assert capsys.readouterr().out == f"clutrr {clutrr.__version__}\n"
+    assert capsys.readouterr().out == f"clutrr {clutrr.__version__} (pure Python)\n"  # the suite runs the sources
+    assert clutrr.compiled is False and clutrr.BUILD == "pure Python"
 
 
 def test_each_entry_point_names_itself_in_usage():

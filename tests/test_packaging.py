@@ -2,6 +2,7 @@
 extras) runs every command, naming the extra a feature needs in one line."""
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import zipfile
@@ -19,11 +20,14 @@ NO_INDEX = ("No matching distribution", "Could not find a version", "Failed to e
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
+    """The pure-Python wheel (CLUTRR_PURE=1: nothing compiled; tests/test_compiled.py builds the other)."""
     out = tmp_path_factory.mktemp("wheel")
     res = subprocess.run([sys.executable, "-m", "pip", "wheel", str(REPO), "--no-deps", "-q", "-w", str(out)],
-                         capture_output=True, text=True, timeout=300)
+                         capture_output=True, text=True, timeout=300, env={**os.environ, "CLUTRR_PURE": "1"})
     assert res.returncode == 0, res.stderr
-    return next(out.glob("clutrr-*.whl"))
+    built = next(out.glob("clutrr-*.whl"))
+    assert built.name.endswith("-py3-none-any.whl"), built.name
+    return built
 
 
 def test_wheel_contains_rules_templates_and_names(wheel):
@@ -66,7 +70,7 @@ def test_a_plain_install_runs_every_command_and_names_the_extras(wheel, tmp_path
     for name in commands:
         done = clutrr(name, "--help")
         assert done.returncode == 0 and "usage: clutrr" in done.stdout, (name, done.stderr)
-    assert clutrr("--version").stdout.strip() == f"clutrr {__version__}"
+    assert clutrr("--version").stdout.strip() == f"clutrr {__version__} (pure Python)"
     made = clutrr("generate", "--k", "2", "--test-k", "3", "--train-rows", "4", "--test-rows", "2",
                   "--out", "data", "--quiet")
     assert made.returncode == 0, made.stderr

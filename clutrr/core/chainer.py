@@ -3,15 +3,17 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from typing import Iterator
+from typing import Iterator, cast
 
 import numpy as np
 
 from clutrr.core.family import Family
 from clutrr.core.kb import KB, random_bit
+from clutrr.core.native import mypyc_attr
 from clutrr.core.vocabulary import WordMask
 
 
+@mypyc_attr(serializable=True)  # pickled with its example
 @dataclass
 class Chain:
     """A path ``people[0] -> ... -> people[k]`` whose facts are "people[i+1] is people[i]'s preds[i]".
@@ -106,6 +108,7 @@ def _rule_groups(kb: KB, allowed: WordMask | None) -> list[tuple]:
     key = (id(kb), allowed)
     hit = _RULE_GROUPS.get(key)
     if hit is None:  # the entry keeps kb alive, so its id is never reused by another KB
+        groups: list[tuple]
         if allowed is None:
             groups = [(rules,) for rules in kb.by_head]
         else:
@@ -169,7 +172,7 @@ def backward_chain(family: Family, kb: KB, k: int, x: int, z: int, rng: random.R
     used = (1 << x) | (1 << z)
 
     def banned(i: int) -> bool:
-        return not allowed[preds[i]][genders[people[i + 1]]]
+        return not cast(WordMask, allowed)[preds[i]][genders[people[i + 1]]]
 
     for left in range(k - 1, 0, -1):
         if allowed is None:

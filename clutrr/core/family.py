@@ -15,11 +15,13 @@ import numpy as np
 
 from clutrr.core.genealogy import bit_rows, relation_masks
 from clutrr.core.kb import KB
+from clutrr.core.native import mypyc_attr
 
 MAX_EXPECTED_PEOPLE = 10_000  # the default settings give 26 (58 for long chains); --generations 8 gives about 1,000
 DENSE_MAX_PEOPLE = 600  # up to this expected size a family's relation tables are built whole (clutrr.core.large_family)
 
 
+@mypyc_attr(native_class=False)
 @dataclass(frozen=True)
 class FamilyConfig:
     """Knobs of the family sampler."""
@@ -66,6 +68,7 @@ class FamilyConfig:
         return 2 + per_couple * couples
 
 
+@mypyc_attr(native_class=False)
 class Family:
     """A sampled family: people, their parents and spouses, and every relation between them.
 

@@ -118,6 +118,9 @@ class LocalEngine(Engine):
     def start(self, context: Any) -> None:
         if self.workers > 1 and self._pool is None:
             self._new_pool(context)
+        elif self.workers == 1 and self.prepare is not None:  # as a forked worker does: what is loaded
+            self.prepare(context)  # lives on, so the collector's full passes skip it
+            gc.freeze()
 
     def imap(self, fn: Callable[[Any, Any], Any], context: Any, tasks: Iterable[Any]) -> Iterator[Any]:
         if self.workers == 1:

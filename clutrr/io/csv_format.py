@@ -12,6 +12,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Callable, Iterator
 
+from clutrr.core.native import mypyc_attr
 from clutrr.core.records import StoryRow
 from clutrr.io.bounded import literal
 
@@ -40,6 +41,7 @@ def csv_columns(question: str = "relation", kinship: bool = False) -> tuple[str,
     return (*asked, *KINSHIP_COLUMNS) if kinship else asked
 
 
+@mypyc_attr(native_class=False)
 class RowParseError(ValueError):
     """A CSV row whose fields cannot be parsed."""
 
@@ -98,7 +100,7 @@ def parse_row(rec: dict[str, str]) -> StoryRow:
     if len(query) != 2 or len(qedge) != 2 or any(not (0 <= i < n) for e in [*edges, qedge] for i in e):
         raise RowParseError("query or edges refer to people missing from 'genders'")
     return StoryRow(
-        id=rec["id"], story=rec["story"], query=tuple(query), target=rec["target"],
+        id=rec["id"], story=rec["story"], query=(query[0], query[1]), target=rec["target"],
         clean_story=rec["clean_story"], proof_state=proof, f_comb=rec["f_comb"],
         task_name=rec["task_name"], story_edges=edges, edge_types=types, query_edge=qedge,
         genders=genders, node_mapping=mapping, task_split=rec["task_split"],

@@ -12,15 +12,26 @@ import hashlib
 import json
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import Any
 
-try:  # optional (pip install 'clutrr[fast]'): the same bytes, several times faster
-    import orjson
-except ImportError:  # pragma: no cover - depends on the environment
-    orjson = None
+from clutrr.core.native import mypyc_attr
+
+
+def _orjson() -> Any:
+    """The orjson module, or None (optional, pip install 'clutrr[fast]': the same bytes, several times faster)."""
+    try:
+        import orjson
+    except ImportError:  # pragma: no cover - depends on the environment
+        return None
+    return orjson
+
+
+orjson = _orjson()
 
 _COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 
 
+@mypyc_attr(native_class=False)  # pickled to the workers
 @dataclass(frozen=True)
 class Task:
     """Positions of one logical file; ``attempts`` is None when every attempt is 0."""
@@ -31,6 +42,7 @@ class Task:
     attempts: tuple[int, ...] | None = None
 
 
+@mypyc_attr(native_class=False)  # pickled back from the workers
 @dataclass
 class TaskResult:
     """Finished rows of a task, in the task's order."""

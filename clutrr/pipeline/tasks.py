@@ -8,16 +8,19 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from typing import cast
 
 from clutrr.story.generator import GenerationError, GeneratorConfig, banks, make_example, pattern_heldout
 from clutrr.story.long_context import context_counts
 from clutrr.core.kb import load_kb
+from clutrr.core.native import mypyc_attr
 from clutrr.io.csv_format import csv_line, row_fields
 from clutrr.io.rows import Task, TaskResult, json_line, story_hash
 from clutrr.io.shards import LogicalFile
 from clutrr.render.measures import TextTally
 
 
+@mypyc_attr(native_class=False)  # pickled to the workers
 @dataclass(frozen=True)
 class TaskContext:
     """What every task needs besides its positions; small, shipped with each task."""
@@ -29,6 +32,7 @@ class TaskContext:
     work: str = ""  # the location of the run's work store (a folder or URL), where workers write
 
 
+@mypyc_attr(native_class=False)
 class RowFailure(Exception):
     """A row could not be generated; carries (k, noise, split) for the error message."""
 
@@ -79,7 +83,7 @@ def run_task(ctx: TaskContext, task: Task) -> TaskResult:
             tally = TextTally(banks(config, seed))
         tally.add_story(split, k, ex.pieces, ex.chain_words, ex.chain_heads, ex.story, ex.names)
         if config.context_words:
-            add_counts(padded, context_counts(ex.context))
+            add_counts(padded, context_counts(cast(dict, ex.context)))
         targets.append(ex.target)
         patterns.append((ex.pattern, k))
         out.heldout += ex.heldout

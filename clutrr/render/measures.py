@@ -11,6 +11,7 @@ tokenised whole.
 """
 from __future__ import annotations
 
+from clutrr.core.native import mypyc_attr
 from clutrr.render.statements import self_possessives, tokenize
 from clutrr.render.stitching import Piece
 from clutrr.render.templates import Bank, Template
@@ -52,6 +53,7 @@ def _text_self_possessive(story: str, people: list[str]) -> bool:
     return bool(self_possessives(tokenize(story, [0] * len(names), names), story))
 
 
+@mypyc_attr(native_class=False)
 class TextTally:
     """Counts over records; ``banks`` maps a split name to the bank its stories drew from."""
 

@@ -2,10 +2,11 @@
 from __future__ import annotations
 
 import random
-from typing import NamedTuple, Sequence
+from typing import NamedTuple, Sequence, cast
 
 from clutrr.core.draws import below
 from clutrr.core.kb import GENDERS
+from clutrr.core.native import mypyc_attr
 from clutrr.render.templates import Bank, Template
 
 
@@ -20,6 +21,7 @@ class Piece(NamedTuple):
 _piece = tuple.__new__  # Piece(text, id, facts) without the Python-level constructor
 
 
+@mypyc_attr(native_class=False)
 class NoCoverError(ValueError):
     """No cover of the path by templates exists (a relation word has no 1-fact template)."""
 
@@ -133,7 +135,7 @@ def path_plan(bank: Bank, words: tuple[str, ...], heads: tuple[str, ...], max_pi
         if len(cache) >= COVER_CACHE:
             cache.clear()
         plan = cache[key] = PathPlan(bank, words, heads, longest)
-    return plan
+    return cast(PathPlan, plan)
 
 
 def sample_cover(bank: Bank, words: list[str], head_genders: list[str], max_piece: int, rng: random.Random,

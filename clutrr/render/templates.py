@@ -141,7 +141,7 @@ class Bank:
             self.by_clause.setdefault(t.clause, []).append(t)
         self.max_len = max((len(c) for c in self.by_clause), default=0)
         self._choices: dict[tuple[tuple[str, ...], str], list[Template]] = {}
-        self.covers: dict[tuple, tuple] = {}  # cover tables of clutrr.render.stitching.sample_cover
+        self.covers: dict[tuple, object] = {}  # cover tables of clutrr.render.stitching.sample_cover
         self._own: dict[tuple[tuple[str, ...], str], bool] = {}
         self.own_spans: dict[tuple, tuple] = {}  # text measures of clutrr.render.measures.TextTally, per chain
         self._ids: dict[tuple[tuple[str, ...], str], frozenset[str]] = {}

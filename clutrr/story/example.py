@@ -7,11 +7,13 @@ the story, label and pattern of each row without building either.
 from __future__ import annotations
 
 import json
+from typing import cast
 
 from clutrr.core.chainer import Chain
 from clutrr.core.difficulty import difficulty
 from clutrr.core.family import Family
 from clutrr.core.kb import GENDERS, KB
+from clutrr.core.native import mypyc_attr
 from clutrr.core.records import StoryRow
 from clutrr.kinship.kintypes import kin_type
 from clutrr.questions.forms import Question
@@ -20,6 +22,7 @@ from clutrr.render.stitching import Piece
 Fact = tuple[int, int, int]
 
 
+@mypyc_attr(serializable=True)  # compiled, it pickles as in Python (its __init__ is not called to load it)
 class Example:
     """A generated example: its JSON ``record`` and its CSV ``row`` (both made on first use),
     and the family, chain and noise it was built from.
@@ -109,7 +112,7 @@ class Example:
     def _asked(self) -> dict:
         """The record's fields of the question asked: form, question text, answer, and the
         query (story indices) and relation word it names, with that word's predicate."""
-        q = self.question
+        q = cast(Question, self.question)
         return {"query": list(q.query), "target": q.target,
                 "target_predicate": self.kb.pred_names[self.kb.parse_word(q.target)[0]],
                 "form": q.form, "question": q.text(self.names), "answer": q.answer}
@@ -117,7 +120,7 @@ class Example:
     @property
     def question_cells(self) -> list[str]:
         """The CSV cells of the question asked (:data:`clutrr.io.csv_format.QUESTION_COLUMNS`)."""
-        q = self.question
+        q = cast(Question, self.question)
         return [q.form, q.text(self.names), json.dumps(q.answer, ensure_ascii=False), json.dumps(list(q.query)),
                 q.target]
 

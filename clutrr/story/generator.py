@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+from typing import cast
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -17,6 +18,7 @@ from clutrr.core.closed_among import closed_among
 from clutrr.core.distractors import CONNECTED, MAX_NOISE_FACTS, connected_noise
 from clutrr.core.draws import sample_indices
 from clutrr.core.entailment import chain_entailment, relations_closed, story_closure
+from clutrr.core.native import mypyc_attr
 from clutrr.errors import UsageError
 from clutrr.core.family import DENSE_MAX_PEOPLE, Family, FamilyConfig
 from clutrr.core.kb import GENDERS, KB, KBError, load_kb
@@ -55,10 +57,12 @@ CYK_MAX_K = 8  # clean chains up to this length are checked by their CYK table i
 SPLITS = ("train", "test")
 
 
+@mypyc_attr(native_class=False)
 class GenerationError(RuntimeError):
     """The generator could not build an example within its attempt budget."""
 
 
+@mypyc_attr(native_class=False)
 @dataclass(frozen=True)
 class GeneratorConfig:
     """Everything that shapes an example besides (k, noise, seed, index, split)."""
@@ -420,7 +424,7 @@ def make_example(
         askable = _context(config, seed, split, k, noise).target_ok
         ex.question = pick_question(ex.kb, ex.family, ex.people, ex.genders, ex.names,
                                     [(a, p, b) for a, p, b, _ in ex.edges], form, askable, yes, rng)
-        if ex.question is not None and (form != "people" or len(ex.question.answer) > 1):
+        if ex.question is not None and (form != "people" or len(cast(list, ex.question.answer)) > 1):
             return ex
         single = single or (ex if ex.question is not None else None)
         if single is not None and redraw + 1 >= SET_REDRAWS:
@@ -500,7 +504,7 @@ def _assemble(config, kb, ctx, family, chain, shape, noise_paths, rng, query, *,
     edges: list[tuple[int, int, int, str]] = [(i, p, i + 1, "none") for i, p in enumerate(chain.preds)]
     family_genders = family.genders
     words = list(shape.words)
-    pos = None
+    pos: dict[int, int] = {}
     paths = []  # each noise path's (edge indices, people) over story people
     if noise_paths or query is not None:
         people = list(people)
@@ -521,7 +525,7 @@ def _assemble(config, kb, ctx, family, chain, shape, noise_paths, rng, query, *,
                 edges.append((ia, p, ib, kind))
                 words.append(word(p, family_genders[b]))
                 path.append(ia)
-            path.append(ib)
+            path.append(cast(int, ib))
             paths.append((range(start, len(edges)), path))
     genders = [family_genders[p] for p in people]
     names = _names(genders, rng)

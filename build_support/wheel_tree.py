@@ -1,0 +1,45 @@
+"""Build this checkout's wheel, compiled or pure, and unpack it into a folder to run it from.
+
+``PYTHONPATH=FOLDER python -m clutrr.cli ...`` then runs that build with the calling
+environment's dependencies (tests/test_compiled.py, benchmarks/bench_generate.py).
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+class WheelBuildError(RuntimeError):
+    """pip could not build the wheel; ``output`` is what it printed."""
+
+    def __init__(self, output: str) -> None:
+        super().__init__(output.strip()[-2000:])
+        self.output = output
+
+
+def unpacked_wheel(dest: Path, pure: bool, timeout: float = 1200) -> tuple[Path, list[str]]:
+    """Build the wheel (``pure``: with CLUTRR_PURE=1) into ``dest`` and unpack it into
+    ``dest/tree``; returns that folder and the backend's own lines ("clutrr build: ...")."""
+    env = {k: v for k, v in os.environ.items() if k not in ("CLUTRR_PURE", "PYTHONPATH")}
+    if pure:
+        env["CLUTRR_PURE"] = "1"
+    done = subprocess.run([sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "-v", "-w", str(dest)],
+                          capture_output=True, text=True, timeout=timeout, env=env)
+    output = done.stdout + done.stderr
+    if done.returncode != 0:
+        raise WheelBuildError(output)
+    said = [line.strip() for line in output.splitlines() if "clutrr build:" in line or ": error:" in line]
+    wheel = next(dest.glob("clutrr-*.whl"))
+    tree = dest / "tree"
+    zipfile.ZipFile(wheel).extractall(tree)
+    return tree, said
+
+
+def is_compiled(tree: Path) -> bool:
+    """Whether the unpacked wheel holds compiled extension modules."""
+    return any((tree / "clutrr").rglob("*.so")) or any((tree / "clutrr").rglob("*.pyd"))
