@@ -206,18 +206,21 @@ def shown_source(source: str) -> str:
 def cached_file(name: str, text_of) -> Path:
     """The trusted cache file ``name``, written from ``text_of()`` when absent (in a private
     temporary folder when the cache folder cannot be written)."""
+    text = None
     for folder in (cache_dir(), None):
         if folder is None:
             folder = Path(_private_dir())
         path = folder / name
         if trusted(path):
             return path
+        if text is None:
+            text = text_of()  # before any file is opened: a refused terminology leaves no partial file
         try:
             folder.mkdir(parents=True, exist_ok=True)
             tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(text_of())
+                fh.write(text)
             os.replace(tmp, path)
             return path
         except OSError:
