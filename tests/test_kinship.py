@@ -151,7 +151,7 @@ def test_one_seed_gives_the_same_bytes_whatever_the_cache_folder(tmp_path):
     for name in ("one", "two"):
         env = {**os.environ, "CLUTRR_CACHE_DIR": str(tmp_path / f"cache-{name}")}
         outs.append(tmp_path / name)
-        res = subprocess.run([sys.executable, "-m", "clutrr.cli", "generate", "--kinship", GENERATIONAL, "--k", "2",
+        res = subprocess.run([sys.executable, "-m", "clutrr.cli", "generate", "--kinship", "hawaiian", "--k", "2",
                               "--test-k", "2", "--train-rows", "6", "--test-rows", "4", "--quiet", "--out",
                               str(outs[-1])], capture_output=True, text=True, env=env, cwd=tmp_path)
         assert res.returncode == 0, res.stderr
@@ -160,10 +160,10 @@ def test_one_seed_gives_the_same_bytes_whatever_the_cache_folder(tmp_path):
     assert all((outs[0] / f).read_bytes() == (outs[1] / f).read_bytes() for f in files)
     config = (outs[0] / "config.json").read_text()
     assert str(tmp_path) not in config
-    digest = load_terminology(GENERATIONAL).digest
+    digest = load_terminology("hawaiian").digest
     spec = json.loads(config)["spec"]["config"]
-    assert spec["kb"] == f"kinship:generational-fixture@sha256:{digest}"
-    assert spec["templates"] == f"kinship:generational-fixture@sha256:{digest}/templates"
+    assert spec["kb"] == f"kinship:hawaiian@sha256:{digest}"
+    assert spec["templates"] == f"kinship:hawaiian@sha256:{digest}/templates"
 
 
 def test_question_forms_are_refused_with_a_kinship_system_in_one_line(tmp_path, capsys):
