@@ -57,3 +57,16 @@ def test_verify_refuses_datasets_of_two_systems_together(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "different kinship systems (eskimo, sudanese)" in err
     assert main(["verify", str(tmp_path / "sudanese"), "--kinship", "eskimo"]) == 1  # told otherwise, it obeys
+
+
+def test_k_counts_facts_whatever_the_hyphens():
+    from clutrr.core.records import StoryRow, split_f_comb
+
+    words = ["ibn-amm", "son-in-law", "akh"]
+    row = StoryRow(id="r", story="", query=("a", "b"), target="akh", clean_story="", proof_state=[],
+                   f_comb="-".join(words), task_name="task_1.3", story_edges=[(0, 1), (1, 2), (2, 3)],
+                   edge_types=words, query_edge=(0, 3), genders=[], node_mapping={}, task_split="test")
+    assert row.k == 3 and dataclasses.replace(row, task_name="").k == 3
+    assert dataclasses.replace(row, task_name="", f_comb="").k == 3  # no pattern: its typed facts
+    assert split_f_comb("ibn-amm-son-in-law-akh", set(words)) == words
+    assert split_f_comb("son-in-law-brother") == ["son-in-law", "brother"]  # the English default
