@@ -164,16 +164,18 @@ def check_request(k: int, noise: str, split: str, config: GeneratorConfig) -> No
     if noise in ("supporting", "all") and config.noise_facts == 1 and k < 3:
         raise UsageError("supporting noise with one fact needs k >= 3 (it links two non-adjacent chain people)")
     family = _family_config(config, k)
-    grown = f" (chains of {LARGE_FAMILY_K} facts or more use {family.generations} generations)" \
-        if family is not config.family else ""
     try:
         family.validate()
     except ValueError as exc:
+        grown = f" (chains of {LARGE_FAMILY_K} facts or more use {family.generations} generations)" \
+            if family is not config.family else ""
         raise UsageError(f"k={k}{grown}: {exc}") from None
     kb = load_kb(config.kb)
     if kb.generations and family.generations > kb.generations:
-        raise UsageError(f"k={k}{grown}: the rules of KB {kb.name!r} are proved only for families of at most "
-                         f"{kb.generations} generations; lower --generations to {kb.generations}, or drop k={k}")
+        fix = f"lower --generations to {kb.generations}" if family is config.family else \
+            f"drop k={k} (chains of {LARGE_FAMILY_K} facts or more use {family.generations} generations)"
+        raise UsageError(f"k={k}: stories from families of {family.generations} generations, but the rules of KB "
+                         f"{kb.name!r} are proved only for families of at most {kb.generations} generations; {fix}")
 
 
 def _kb(config: GeneratorConfig) -> KB:
