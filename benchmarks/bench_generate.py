@@ -18,6 +18,7 @@ PYTHONDONTWRITEBYTECODE is set, every process would otherwise compile it again).
     python benchmarks/bench_generate.py --cluster             # only the two-node Ray cluster figures
     python benchmarks/bench_generate.py --kinship             # only the kinship systems against the default
     python benchmarks/bench_generate.py --size                # only the size axis: long chains, many distractors
+    python benchmarks/bench_generate.py --kinship --kinship-test-k 2..6   # ... at the issue's test k too
 
 Besides the table, the default run prints two more sections:
 
@@ -229,25 +230,29 @@ def size(rows: int, cases: tuple[str, ...] = tuple(SIZE_CASES)) -> None:
                   f"{m['peak_rss_mb']:8.0f}{goal}", flush=True)
 
 
-def kinship(rows: int, repeats: int = 3, systems: tuple[str, ...] = KINSHIP_SYSTEMS) -> None:
-    """Stories per CPU-second of ``generate --kinship NAME`` against the default, k=2,3 clean, one
-    process, start-up included (the compiled KB is made once first, so its derivation is not
-    counted); the median of ``repeats`` runs each. The aim: every system within 1.5x of the default's time."""
-    print(f"\nkinship systems ({rows:,} rows, k=2,3 clean, 1 process, median CPU s of {repeats} runs)")
+def kinship(rows: int, repeats: int = 3, systems: tuple[str, ...] = KINSHIP_SYSTEMS, test_k: str = "none") -> None:
+    """Stories per CPU-second of ``generate --kinship NAME`` against the default, train k=2,3 (and
+    ``test_k``, e.g. the issue's 2..6) clean, one process, start-up included (the compiled KB is
+    made once first, so its derivation is not counted); the median of ``repeats`` runs each. The
+    aim: every system within 1.5x of the default's time."""
+    from clutrr.commands.generate import parse_ks
+
+    tests = "" if test_k == "none" else f", test k={test_k}"
+    print(f"\nkinship systems ({rows:,} rows, train k=2,3{tests} clean, 1 process, median CPU s of {repeats} runs)")
     print(f"{'system':12s} {'CPU s':>7s} {'stories/CPU-s':>13s} {'time vs default':>15s}")
     with tempfile.TemporaryDirectory() as tmp:
         jobs = {name: ([] if name == "default" else ["--kinship", name]) for name in ("default", *systems)}
         ready = {}
         for name, extra in jobs.items():
             def command(n: int, name: str = name, extra: list = extra) -> list[str]:
-                return [sys.executable, "-m", "clutrr.cli", "generate", "--quiet", "--k", "2,3", "--test-k", "none",
-                        "--train-rows", str(n), "--out", f"{tmp}/{name}", "--force", *extra]
+                return [sys.executable, "-m", "clutrr.cli", "generate", "--quiet", "--k", "2,3", "--test-k", test_k,
+                        "--train-rows", str(n), "--test-rows", str(n), "--out", f"{tmp}/{name}", "--force", *extra]
             try:
                 _cpu_of(command(2))  # compiles the KB and caches the banks: not timed
             except SystemExit as exc:  # a system refused or unable to generate: named, not timed
                 print(f"{name:12s} {'-':>7s} {'-':>13s} {'-':>15s}  ({str(exc).splitlines()[-1]})")
                 continue
-            ready[name] = command(rows // 2)
+            ready[name] = command(rows // (2 + len(parse_ks(test_k))))  # rows per file
         times = {name: statistics.median(_cpu_of(cmd) for _ in range(repeats)) for name, cmd in ready.items()}
     for name, cpu in times.items():
         ratio = f"{cpu / times['default']:14.2f}x" if "default" in times else "-"
@@ -439,6 +444,8 @@ def main() -> None:
                         help="stories per single-worker run of the parallel section (default 100,000)")
     parser.add_argument("--kinship", action="store_true", help="only the kinship systems against the default")
     parser.add_argument("--kinship-rows", type=int, default=ROWS, help=f"rows per kinship job (default {ROWS:,})")
+    parser.add_argument("--kinship-test-k", default="none",
+                        help="test k of the kinship section's jobs, e.g. 2..6 as in the issue (default none)")
     parser.add_argument("--kinship-systems", default=",".join(KINSHIP_SYSTEMS),
                         help="systems of the kinship section (names or terminology files, comma-separated)")
     parser.add_argument("--size", action="store_true", help="only the size axis (k=10, 30, 100; 100 and 1,000 facts)")
@@ -457,7 +464,7 @@ def main() -> None:
         size(args.size_rows, tuple(args.size_case or SIZE_CASES))
         return
     if args.kinship:
-        kinship(args.kinship_rows, systems=tuple(args.kinship_systems.split(",")))
+        kinship(args.kinship_rows, systems=tuple(args.kinship_systems.split(",")), test_k=args.kinship_test_k)
         return
     if args.builds or args.parallel:
         if args.builds:

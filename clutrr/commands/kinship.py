@@ -32,6 +32,41 @@ def kb_argument(args: argparse.Namespace) -> str:
     return kinship_kb_path(kinship)
 
 
+def recorded_kinship(paths: list[str]) -> str | None:
+    """The ``--kinship`` the datasets at ``paths`` were generated with, read from the
+    config.json beside their files (None when none records one); UsageError when they record
+    different systems, or when the terminology file changed since (its sha256 differs)."""
+    from clutrr.io.bounded import loads as bounded_loads
+    from clutrr.kinship.terminology import load_terminology
+
+    found: dict[str, str] = {}  # system -> the config.json that names it
+    digests: dict[str, str] = {}
+    for text in paths:
+        folder = Path(text) if Path(text).is_dir() else Path(text).parent
+        try:
+            config = bounded_loads((folder / "config.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        arguments = config.get("arguments") if isinstance(config, dict) else None
+        system = arguments.get("kinship") if isinstance(arguments, dict) else None
+        if isinstance(system, str):
+            found.setdefault(system, str(folder / "config.json"))
+            kb = ((config.get("spec") or {}).get("config") or {}).get("kb", "")
+            digests[system] = str(kb).rpartition("@sha256:")[2]
+    if len(found) > 1:
+        raise UsageError(f"the files were generated in different kinship systems ({', '.join(sorted(found))}): "
+                         f"verify one system at a time, or choose one with --kinship")
+    if not found:
+        return None
+    system, where = next(iter(found.items()))
+    digest = load_terminology(system).digest
+    if digests[system] and digests[system] != digest:
+        raise UsageError(f"{where}: the stories were told in {system!r} with a terminology file of sha256 "
+                         f"{digests[system][:12]}..., which has changed since (now {digest[:12]}...); "
+                         f"give --kinship to verify under another file")
+    return system
+
+
 def kinship_fields(system: str) -> dict[str, str]:
     """GeneratorConfig fields of stories told in a system's terms: its compiled KB, its own sentences."""
     from clutrr.kinship.derive import kinship_bank_path, kinship_kb_path
@@ -52,7 +87,8 @@ def show_text(system: str) -> str:
     owners = predicate_terms(terminology)
     heads = {owners[c][0] for c in kb.rules.values()}
     never = [t for t in terminology.terms if t not in heads]
-    lines += ["", f"{len(kb.rules)} composition rules derived from the world model, each checked on other sampled families"]
+    world = f"clutrr's families of at most {kb.generations} generations" if kb.generations else "the world model"
+    lines += ["", f"{len(kb.rules)} composition rules derived from {world}, each checked on other sampled families"]
     if never:
         lines.append(f"terms no rule derives (stated in stories, asked only at k=1): {', '.join(never)}")
     return "\n".join(lines)

@@ -12,7 +12,7 @@ from clutrr.diagnostics.verify import VERDICTS, summarize, verify_file
 from clutrr.io.bounded import loads as bounded_loads
 from clutrr.io.datadir import count_rows
 from clutrr.io.staging import write_file
-from clutrr.commands.kinship import kb_argument
+from clutrr.commands.kinship import kb_argument, recorded_kinship
 from clutrr.errors import UsageError
 
 NAME = "verify"
@@ -24,7 +24,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("paths", nargs="+", help="CSV files or directories holding them")
     p.add_argument("--kb", default="kinship", help="kinship, kinship-blood, clutrr_v1 or a rules file (default kinship)")
     p.add_argument("--kinship", default=None, metavar="NAME|PATH",
-                   help="verify under a kinship system's derived rules (as clutrr generate --kinship)")
+                   help="verify under a kinship system's derived rules (as clutrr generate --kinship; default: the "
+                        "system the dataset's config.json records, if any)")
     p.add_argument("--show", type=int, default=3, help="rows to list per file and verdict (default 3)")
     p.add_argument("--json", dest="json_out", default=None, help="also write the full report to this JSON file")
 
@@ -69,6 +70,9 @@ def _table_line(name: str, width: int, rows: int, counts: dict[str, int]) -> str
 
 def run(args: argparse.Namespace) -> int:
     """Verify each file, print a table and examples; exit 1 if any row is not entailed."""
+    recorded = None
+    if args.kinship is None and args.kb == "kinship":
+        args.kinship = recorded = recorded_kinship(args.paths)
     kb = load_kb(kb_argument(args))
     if args.json_out:
         _check_report_path(Path(args.json_out))
@@ -80,7 +84,8 @@ def run(args: argparse.Namespace) -> int:
     width = max(len("TOTAL"), *map(len, names))
     report = {}
     total = dict.fromkeys(VERDICTS, 0)
-    print(f"KB: {kb.name} ({'sound' if kb.sound else 'UNSOUND'})")
+    print(f"KB: {kb.name} ({'sound' if kb.sound else 'UNSOUND'})"
+          + (f", the kinship system config.json records (--kinship {recorded})" if recorded else ""))
     print(f"{'file':{width}s} {'rows':>6s} " + " ".join(f"{v:>12s}" for v in VERDICTS))
     with bar(sum(sizes), desc="verifying") as progress:
         for f, name in zip(files, names):

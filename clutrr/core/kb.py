@@ -73,6 +73,7 @@ class KB:
     aliases: dict[str, str] = field(default_factory=dict)
     system: str = ""  # the kinship terminology compiled into this KB ("" for a rules file)
     glossary: dict[str, str] = field(default_factory=dict)  # a terminology's word -> its definition
+    generations: int = 0  # the rules are proved only for clutrr's families of at most this many generations (0: all)
 
     def __post_init__(self) -> None:
         self.index = {p.name: p.index for p in self.predicates}
@@ -308,7 +309,18 @@ def parse_kb(text: str, path: str = "<string>") -> KB:
         aliases=aliases,
         system=str((data.get("terminology") or {}).get("name", "")) if terminology else "",
         glossary={str(k): str(v) for k, v in (data.get("glossary") or {}).items()},
+        generations=_generations(data.get("generations"), path),
     )
+
+
+def _generations(value: object, path: str) -> int:
+    """The ``generations`` key of a rules file: absent (0), or the most generations (at least 2)
+    of the families its rules are proved for."""
+    if value is None:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, int) or value < 2:
+        raise KBError(f"{path}: 'generations' must be a whole number of at least 2, got {value!r}")
+    return value
 
 
 def _check_shape(data: object, path: str) -> None:

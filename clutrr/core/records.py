@@ -6,6 +6,7 @@ is :mod:`clutrr.io.csv_format`.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 
@@ -40,20 +41,33 @@ class StoryRow:
 
     @property
     def k(self) -> int:
-        """Chain length: the number of relation words in ``f_comb``."""
-        return len(split_f_comb(self.f_comb))
+        """Chain length: the number of facts of the chain, the k of the task name ``task_T.k``;
+        for a row without one, the relation words of ``f_comb`` (a hyphenated word of the row's
+        own facts, ``son-in-law`` or ``ibn-amm``, counted once), else its typed facts."""
+        m = TASK_K.fullmatch(self.task_name)
+        if m:
+            return int(m.group(1))
+        if self.f_comb:
+            return len(split_f_comb(self.f_comb, set(self.edge_types), extend=True))
+        return len(self.edge_types)
 
 
-def split_f_comb(f_comb: str, words: set[str] | None = None) -> list[str]:
-    """Split a pattern like ``son-in-law-brother`` into its relation words."""
+TASK_K = re.compile(r"task_\d+\.(\d+)")
+
+
+def split_f_comb(f_comb: str, words: set[str] | None = None, extend: bool = False) -> list[str]:
+    """Split a pattern like ``son-in-law-brother`` into its relation words: at each place the
+    longest word of ``words`` (default: the ``clutrr_v1`` KB's words; with ``extend``, those
+    and ``words``) that starts there, else one hyphen-free part."""
     from clutrr.core.kb import load_kb
 
-    vocab = words if words is not None else set(load_kb("clutrr_v1").word_index)
+    vocab = words if words is not None and not extend else set(load_kb("clutrr_v1").word_index) | set(words or ())
+    longest = max((w.count("-") + 1 for w in vocab), default=1)
     parts = f_comb.split("-")
     out: list[str] = []
     i = 0
     while i < len(parts):
-        for j in (3, 1):
+        for j in range(min(longest, len(parts) - i), 0, -1):
             cand = "-".join(parts[i:i + j])
             if cand in vocab or j == 1:
                 out.append(cand)

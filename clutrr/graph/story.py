@@ -31,7 +31,7 @@ from typing import Any
 from clutrr.core.kb import load_kb
 from clutrr.core.noise import TASK_OF_NOISE
 from clutrr.errors import UsageError
-from clutrr.core.records import StoryRow, split_f_comb
+from clutrr.core.records import StoryRow
 
 NOISE_KINDS = ("supporting", "irrelevant", "disconnected")
 
@@ -135,7 +135,7 @@ def noise_of_task(task_name: str) -> str | None:
 
 def record_from_row(row: StoryRow, noise: str | None = None) -> dict:
     """The typed record of a CSV row; ``noise`` is the file's noise type (default: from its task name)."""
-    k = len(split_f_comb(row.f_comb)) if row.f_comb else len(row.edge_types)
+    k = row.k
     types = list(row.edge_types)
     facts = [(int(a), types[i] if i < len(types) else None, int(b)) for i, (a, b) in enumerate(row.story_edges)]
     people = [{"name": name, "gender": gender} for name, gender in row.genders]

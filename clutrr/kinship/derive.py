@@ -39,6 +39,12 @@ _CODE = ("kinship/derive.py", "kinship/terminology.py", "kinship/templates.py", 
          "core/family.py", "core/genealogy.py", "core/kb.py")
 
 
+FAMILIES_ONLY = (
+    "- Families are those clutrr draws, of at most {n} generations: one founding couple and their\n"
+    "  descendants, each of whom marries someone from outside, who comes alone or with their own\n"
+    "  parents and siblings. The rules are proved for these families only.\n")
+
+
 def predicate_name(term: str, speaker: str | None = None) -> str:
     """The predicate of a term in the compiled KB (a term's letters, apostrophes as underscores;
     ``_ms`` or ``_ws`` for the term as said by a man or a woman)."""
@@ -64,19 +70,28 @@ def _skeleton(terminology: Terminology) -> dict:
         if speaker:
             spec["speaker"] = speaker
         predicates[predicate_name(term, speaker)] = spec
-    return {"name": terminology.name, "sound": True,
+    data = {"name": terminology.name, "sound": True,
             "terminology": {"name": terminology.name, "file": Path(terminology.path).name,
                             "sha256": terminology.digest},
             "description": terminology.description, "world_model": world, "glossary": glossary(terminology),
             "predicates": predicates, "rules": []}
+    if terminology.generations:
+        data["world_model"] = world + FAMILIES_ONLY.format(n=terminology.generations)
+        data["generations"] = terminology.generations
+    return data
 
 
-def worlds(kb: KB, n: int = WORLDS, seed: int = SEED):
+def worlds(kb: KB, n: int = WORLDS, seed: int = SEED, generations: int = 0):
     """``masks[p, x, y]`` of ``n`` worlds under the KB: every third a sampled family tree of
-    four generations, the others adversarial random worlds."""
+    four generations, the others adversarial random worlds; with ``generations``, only the
+    family trees clutrr draws of that many generations (up to five children a couple, nine in
+    ten of them married, so every shape of smaller settings occurs)."""
     rng = random.Random(seed)
     for i in range(n):
-        if i % 3 == 0:
+        if generations:
+            yield sample_family(FamilyConfig(generations=generations, max_children=4 + i % 2, p_marry=0.9), kb,
+                                rng).masks
+        elif i % 3 == 0:
             yield sample_family(FamilyConfig(generations=4, p_marry=0.9), kb, rng).masks
         else:
             parent, spouse, gender = random_world(rng)
@@ -84,7 +99,8 @@ def worlds(kb: KB, n: int = WORLDS, seed: int = SEED):
 
 
 def derive(kb: KB, n: int = WORLDS, seed: int = SEED) -> tuple[dict[tuple[int, int], int], dict[int, int]]:
-    """(rules ``{(t1, t2): t}``, inverses ``{t: t'}``) that hold in every one of ``n`` worlds.
+    """(rules ``{(t1, t2): t}``, inverses ``{t: t'}``) that hold in every one of ``n`` worlds
+    (of families of at most ``kb.generations`` generations, when the KB says so).
 
     Terms are bits of an int64 (at most 63 terms); every x, y, z with y x's t1 and z y's t2
     (x, z distinct) is listed, and ``always[t1 * m + t2]`` keeps the terms z is of x in all.
@@ -97,7 +113,7 @@ def derive(kb: KB, n: int = WORLDS, seed: int = SEED) -> tuple[dict[tuple[int, i
     transposed = np.ones((m, m), dtype=bool)  # [a, b]: masks[a].T == masks[b]
     present = np.zeros(m, dtype=bool)
     weights = (np.int64(1) << np.arange(m, dtype=np.int64))[:, None, None]
-    for masks in worlds(kb, n, seed):
+    for masks in worlds(kb, n, seed, kb.generations):
         size = masks.shape[1]
         labels = (masks * weights).sum(axis=0)  # [x, z]: the terms z is of x, as bits
         terms, xs, ys = np.nonzero(masks)
@@ -190,18 +206,21 @@ def shown_source(source: str) -> str:
 def cached_file(name: str, text_of) -> Path:
     """The trusted cache file ``name``, written from ``text_of()`` when absent (in a private
     temporary folder when the cache folder cannot be written)."""
+    text = None
     for folder in (cache_dir(), None):
         if folder is None:
             folder = Path(_private_dir())
         path = folder / name
         if trusted(path):
             return path
+        if text is None:
+            text = text_of()  # before any file is opened: a refused terminology leaves no partial file
         try:
             folder.mkdir(parents=True, exist_ok=True)
             tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(text_of())
+                fh.write(text)
             os.replace(tmp, path)
             return path
         except OSError:

@@ -4,7 +4,9 @@ A terminology file (``kb_rules/systems/NAME.yaml``) names the system, describes 
 table its terms follow and maps each term to kin types in the standard notation (F M B Z S D
 H W, read from the person asked about: ``FZS`` is the father's sister's son), each optionally
 restricted to a man (``ms ``) or a woman (``ws ``) speaking. Every kin type the generator
-reaches (:data:`REQUIRED`) must have exactly one term for each speaker sex.
+reaches (:data:`REQUIRED`) must have exactly one term for each speaker sex. An optional
+``generations: N`` proves the rules only for the families clutrr draws of at most N
+generations, not for every world of the world model (see :mod:`clutrr.kinship.derive`).
 """
 from __future__ import annotations
 
@@ -72,6 +74,7 @@ class Terminology:
     terms: dict[str, tuple[KinType, ...]]
     path: str
     digest: str  # sha256 of the file's bytes
+    generations: int = 0  # rules proved for clutrr's families of at most this many generations (0: the world model)
 
     def table(self) -> dict[tuple[str, str], str]:
         """``{(speaker, kin type): term}`` for speaker ``male`` and ``female``, every kin type of every term."""
@@ -194,5 +197,8 @@ def parse_terminology(text: str, path: str = "<string>", digest: str = "") -> Te
     missing = [f"{kt} ({speaker} speaking)" for kt in REQUIRED for speaker in SPEAKERS if (speaker, kt) not in owner]
     if missing:
         raise KBError(f"{path}: no term for required kin type{'s' if len(missing) > 1 else ''} {', '.join(missing)}")
+    generations = data.get("generations", 0)
+    if isinstance(generations, bool) or not isinstance(generations, int) or generations == 1 or generations < 0:
+        raise KBError(f"{path}: 'generations' must be a whole number of at least 2, got {generations!r}")
     return Terminology(str(data["name"]), " ".join(str(data["description"]).split()),
-                       " ".join(str(data["source"]).split()), terms, path, digest)
+                       " ".join(str(data["source"]).split()), terms, path, digest, generations)

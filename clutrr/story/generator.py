@@ -181,10 +181,16 @@ def check_request(k: int, noise: str, split: str, config: GeneratorConfig) -> No
         grown = f" (these stories use at least {family.generations} generations)" \
             if family is not config.family else ""
         raise UsageError(f"k={k}{grown}: {exc}") from None
-    if family.expected_size() > DENSE_MAX_PEOPLE and load_kb(config.kb).system:
+    kb = load_kb(config.kb)
+    if family.expected_size() > DENSE_MAX_PEOPLE and kb.system:
         raise UsageError(f"k={k}, noise={noise}: stories from families of more than {DENSE_MAX_PEOPLE} people "
                          f"(k >= {WINDOW_K}, over {WINDOW_NOISE_FACTS} connected distractors or a large --generations) "
                          "are not supported with --kinship yet: a kin type needs the whole family, not a window")
+    if kb.generations and family.generations > kb.generations:
+        fix = f"lower --generations to {kb.generations}" if family is config.family else \
+            f"drop k={k} or its distractors (these stories use {family.generations} generations)"
+        raise UsageError(f"k={k}: stories from families of {family.generations} generations, but the rules of KB "
+                         f"{kb.name!r} are proved only for families of at most {kb.generations} generations; {fix}")
 
 
 def _kb(config: GeneratorConfig) -> KB:
@@ -260,7 +266,8 @@ def _probe(config: GeneratorConfig, k: int, candidates: tuple[tuple[int, int], .
     """The candidate targets for which the chainer finds a chain of k allowed facts in some
     of PROBE_FAMILIES fixed families (the same for every seed and split)."""
     kb = _kb(config)
-    allowed = word_mask(kb, load_vocabulary(config.relations).edges)
+    edges = load_vocabulary(config.relations).edges
+    allowed = None if edges is None else word_mask(kb, edges)
     fc = _family_config(config, k)
     families: list[Family] = []
     found = []
@@ -282,13 +289,18 @@ def offered_targets(config: GeneratorConfig, k: int) -> tuple[tuple[int, int], .
     """The target words (predicate, gender) that stories of k facts are balanced over.
 
     Every word the KB's rules can prove from k facts of the vocabulary; for a restricted
-    vocabulary (``--relations``), only those the probe finds chains for.
+    vocabulary (``--relations``) or a kinship system's KB (whose rules may prove a word only
+    through chains that repeat a person: a son-in-law is a wife's son-in-law), only those the
+    probe finds chains for.
     """
     kb = _kb(config)
     vocabulary = load_vocabulary(config.relations)
     targets = tuple(reachable_targets(kb, vocabulary, k))
-    if vocabulary.edges is not None:
+    if vocabulary.edges is not None or kb.system:
         targets = _probe(config, k, targets)
+    if not targets and kb.system:
+        raise UsageError(f"no word of kinship system {kb.system!r} has a chain of {k} facts in families of "
+                         f"--generations {config.family.generations}")
     if not targets:
         raise UsageError(f"--relations {config.relations}: no target word can be proved from {k} allowed facts")
     return targets
