@@ -49,7 +49,7 @@ def test_larger_families_than_a_system_proves_its_rules_for_are_refused(tmp_path
     assert main(["generate", "--kinship", "hawaiian", "--k", "13", "--test-k", "none", "--train-rows", "2",
                  "--quiet", "--out", str(tmp_path / "h")]) == 2  # long chains grow families to four generations
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "drop k=13 (chains of 13 facts or more use 4 generations)" in err
+    assert err.count("\n") == 1 and "drop k=13 or its distractors (these stories use 4 generations)" in err
     assert not (tmp_path / "h").exists()
 
 
