@@ -44,6 +44,9 @@ DESCRIPTIONS = {
     "text_target": "the sentence that states the answer, as a one-element list",
     "pieces": "the story's sentences in order: each one's `template` and the indices of the `edges` it states",
     "target_template": "the template of `text_target`",
+    "kin_type": "(kinship configurations) the answer person's shortest genealogical path from the person asked "
+                "about, in the letters F M B Z S D H W (`FZS`: the father's sister's son)",
+    "glossary": "(kinship configurations) a definition of each of the system's terms the story uses",
     "context": "(long-context configurations) the text's length in words, the depth asked, where the chain's "
                "sentences are (word offsets) and the padding's size",
 }
@@ -58,10 +61,10 @@ def _type(t: Type) -> str:
     return "struct"
 
 
-def field_table() -> list[str]:
-    """One row per Parquet column: name, type, meaning (v1's 14 first)."""
+def field_table(kinship: bool = False) -> list[str]:
+    """One row per Parquet column: name, type, meaning (v1's 14 first; a kinship system's two with ``kinship``)."""
     out = ["| column | type | meaning |", "|---|---|---|"]
-    for name, t in view_fields(context=True).items():
+    for name, t in view_fields(context=True, kinship=kinship).items():
         out.append(f"| `{name}` | {_type(t)} | {DESCRIPTIONS.get(name, UNDESCRIBED)} |")
     return out
 
