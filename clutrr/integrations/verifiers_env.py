@@ -45,13 +45,15 @@ class ClutrrTaskData(vf.TaskData):
     answer: str
     item: dict
     think_open: bool = False
+    kb: str = "kinship"  # the KB whose words answer (a kinship system's compiled KB with ``kinship``)
 
 
 class ClutrrTask(vf.Task[ClutrrTaskData, vf.State, vf.TaskConfig]):
     """Scores a reply by the answer protocol; see the module docstring for the rubric."""
 
     def _parts(self, trace: vf.Trace) -> RewardParts:
-        return reward_parts(trace.last_reply, self.data.item, process=True, think_open=self.data.think_open)
+        return reward_parts(trace.last_reply, self.data.item, self.data.kb, process=True,
+                            think_open=self.data.think_open)
 
     @vf.reward(weight=1.0)
     async def correct(self, trace: vf.Trace) -> float:
@@ -71,9 +73,9 @@ class ClutrrTask(vf.Task[ClutrrTaskData, vf.State, vf.TaskConfig]):
     @vf.metric
     async def claims(self, trace: vf.Trace) -> dict[str, float]:
         """The claim precision (0 without claims) and whether true claims connect the query's people."""
-        judged = process_reward(trace.last_reply, self.data.item)
+        judged = process_reward(trace.last_reply, self.data.item, kb=self.data.kb)
         return {"claim_precision": judged.precision or 0.0, "claims_connect": float(judged.connected),
-                "parsed": float(extract_answer(trace.last_reply, query=query_names(self.data.item),
+                "parsed": float(extract_answer(trace.last_reply, self.data.kb, query=query_names(self.data.item),
                                                think_open=self.data.think_open) is not None)}
 
 
@@ -87,6 +89,7 @@ class ClutrrTasksetConfig(vf.TasksetConfig):
     seed: int = 0
     kb: str = "kinship"
     think_open: bool = False
+    kinship: str | None = None  # tell the stories in a kinship system's terms (as clutrr generate --kinship)
 
 
 class ClutrrTaskset(vf.Taskset[ClutrrTask, ClutrrTasksetConfig]):
@@ -94,11 +97,13 @@ class ClutrrTaskset(vf.Taskset[ClutrrTask, ClutrrTasksetConfig]):
 
     def load(self) -> Iterable[ClutrrTask]:
         c = self.config
-        items = make_dataset(DatasetConfig(size=c.size, k=tuple(c.k), noise=tuple(c.noise), split=c.split), c.seed)
+        items = make_dataset(DatasetConfig(size=c.size, k=tuple(c.k), noise=tuple(c.noise), split=c.split,
+                                           kinship=c.kinship), c.seed)
+        kb = items.kb if c.kinship else c.kb
         for item in items:
-            system, user = build_messages(item, kb=c.kb)
+            system, user = build_messages(item, kb=kb)
             yield ClutrrTask(ClutrrTaskData(id=item["id"], prompt=user["content"], system_prompt=system["content"],
-                                            answer=item["answer"], item=item, think_open=c.think_open), c.task)
+                                            answer=item["answer"], item=item, think_open=c.think_open, kb=kb), c.task)
 
 
 __all__ = ["ClutrrTaskset"]
@@ -107,14 +112,15 @@ sys.modules.setdefault(TASKSET_ID, sys.modules[__name__])
 
 def load_environment(size: int = 100, k: Sequence[int] = (2, 3), noise: Sequence[str] = ("none",), seed: int = 0,
                      split: str = "train", format_weight: float = 0.0, process_weight: float = 0.0,
-                     harness: str = "null", think_open: bool = False) -> vf.Env:
-    """A single-agent verifiers environment over ``size`` procedural items (see the module docstring)."""
+                     harness: str = "null", think_open: bool = False, kinship: str | None = None) -> vf.Env:
+    """A single-agent verifiers environment over ``size`` procedural items (see the module docstring),
+    told in a kinship system's terms with ``kinship``."""
     check_weights(format_weight, process_weight)
     task = vf.TaskConfig(rewards={"correct": vf.RewardFunctionConfig(weight=1.0 - process_weight),
                                   "format": vf.RewardFunctionConfig(weight=format_weight),
                                   "process": vf.RewardFunctionConfig(weight=process_weight)})
     config = SingleAgentEnvConfig(
         taskset=ClutrrTasksetConfig(id=TASKSET_ID, size=size, k=list(k), noise=list(noise), seed=seed, split=split,
-                                    task=task, think_open=think_open),
+                                    task=task, think_open=think_open, kinship=kinship),
         agent=vf.AgentConfig(harness={"id": harness}))
     return vf.load_environment(config)
