@@ -8,7 +8,8 @@ k=2..10), trains each model of :data:`MODELS` once on it (seed 0, one thread, 10
 training stories held out for validation) and scores it on the system's test files. Then the
 composer trained on each system answers every other system's test stories through the glossary
 (:mod:`clutrr.baselines.kinship_transfer`). A system whose data cannot be generated gets one
-line saying so, and takes no part in the transfer.
+line saying so, and takes no part in the transfer; one whose longest chains cannot be built is
+scored on the shorter ones, with a line naming the lengths left out.
 
 Writes ``<results>/kinship.json``, prints the tables, and (with ``--out``) rewrites
 ``<out>/RESULTS.md`` with :mod:`clutrr.baselines.report`, whose section (e) shows them, and
@@ -19,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 import tempfile
 import time
@@ -33,6 +35,7 @@ from clutrr.pipeline.spec import DatasetSpec
 from clutrr.story.generator import GeneratorConfig
 
 MODELS = ("composer", "gat")
+TOO_LONG = re.compile(r"cannot build k=(\d+) stories")
 SPEC = {"train_k": (2, 3), "test_k": tuple(range(2, 11)), "noise": "none", "train_rows": 2000, "test_rows": 100,
         "seed": 0}
 COMMAND = ("python -m clutrr.baselines.kinship --results baselines/results --out baselines "
@@ -53,17 +56,28 @@ def system_spec(system: str, spec: dict[str, Any]) -> DatasetSpec:
     return DatasetSpec(config=GeneratorConfig(**kinship_fields(system)), **spec)
 
 
-def build_data(system: str, spec: dict[str, Any], work: Path, progress: bool) -> tuple[Path | None, str]:
-    """The system's data folder under ``work`` (generated unless present), or None and the one-line
-    reason it cannot be generated (paths inside the installation shown from its root)."""
+def build_data(system: str, spec: dict[str, Any], work: Path, progress: bool) -> tuple[Path | None, str, int | None]:
+    """The system's data folder under ``work`` (generated unless present), the one-line reason
+    when some of it cannot be generated (paths inside the installation shown from its root),
+    and the first test length left out: when chains of some length k cannot be built, the test
+    lengths below k are generated alone; when nothing can be, the folder is None."""
     from clutrr.paths import data_dir
     from clutrr.pipeline.run import write_unless_present
 
-    try:
-        return write_unless_present(system_spec(system, spec), work / label(system), progress), ""
-    except (UsageError, KBError, ValueError, RuntimeError) as exc:
-        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        return None, reason.replace(f"{data_dir('kb_rules').parent}{os.sep}", "")
+    test_k, reason, cut = tuple(spec["test_k"]), "", None
+    while True:
+        name = label(system) if cut is None else f"{label(system)}-k{test_k[0]}to{test_k[-1]}"
+        try:
+            return write_unless_present(system_spec(system, {**spec, "test_k": test_k}), work / name, progress), \
+                reason, cut
+        except (UsageError, KBError, ValueError, RuntimeError) as exc:
+            why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            why = why.replace(f"{data_dir('kb_rules').parent}{os.sep}", "")
+            m = TOO_LONG.search(why)
+            shorter = tuple(k for k in test_k if m and k < int(m[1]))
+            if m is None or int(m[1]) in spec["train_k"] or not shorter:
+                return None, why, None
+            test_k, reason, cut = shorter, why, int(m[1])
 
 
 def measure(model: str, system: str, folder: Path, runs: Path) -> dict[str, Any]:
@@ -104,13 +118,15 @@ def transfer(systems: dict[str, Path], runs: Path) -> dict[str, dict]:
 
 
 def run(systems: list[str], models: tuple[str, ...], work: Path, progress: bool = False,
-        rows: tuple[int, int] | None = None) -> dict[str, Any]:
-    """Build, train and score every system (``rows``: training and test rows per k instead of
-    :data:`SPEC`'s); the results document."""
+        rows: tuple[int, int] | None = None, test_k: tuple[int, ...] | None = None) -> dict[str, Any]:
+    """Build, train and score every system (``rows``: training and test rows per k, ``test_k``:
+    test lengths, instead of :data:`SPEC`'s); the results document."""
     from clutrr.baselines.results import machine_description
 
     runs = work / "runs"
     spec = dict(SPEC) if rows is None else {**SPEC, "train_rows": rows[0], "test_rows": rows[1]}
+    if test_k is not None:
+        spec["test_k"] = test_k
     doc: dict[str, Any] = {"command": COMMAND, "generate": generate_command(spec),
                            "spec": {k: list(v) if isinstance(v, tuple) else v for k, v in spec.items()},
                            "machine": machine_description(),
@@ -120,12 +136,15 @@ def run(systems: list[str], models: tuple[str, ...], work: Path, progress: bool 
     for system in systems:
         if progress:
             print(f"{label(system)}: generating", file=sys.stderr, flush=True)
-        folder, reason = build_data(system, spec, work, progress)
+        folder, reason, cut = build_data(system, spec, work, progress)
         entry: dict[str, Any] = {"description": _first_sentence(system)}
         if folder is None:
             entry["cannot_generate"] = reason
             print(f"{label(system)}: cannot generate: {reason}", flush=True)
         else:
+            if cut is not None:
+                entry["cannot_generate_from_k"] = {"k": cut, "reason": reason}
+                print(f"{label(system)}: cannot generate k={cut}..{spec['test_k'][-1]}: {reason}", flush=True)
             built[system] = folder
             entry["models"] = {}
             for model in models:
@@ -146,6 +165,16 @@ def _first_sentence(system: str) -> str:
     except KBError:
         return ""
     return text.split(". ")[0].rstrip(".") + "."
+
+
+def lengths(text: str | None) -> tuple[int, ...] | None:
+    """``LO..HI`` as the test lengths LO to HI (None: :data:`SPEC`'s); UsageError otherwise."""
+    if text is None:
+        return None
+    m = re.fullmatch(r"(\d+)\.\.(\d+)", text.strip())
+    if m is None or not 2 <= int(m[1]) <= int(m[2]):
+        raise UsageError(f"--test-k takes LO..HI with 2 <= LO <= HI, got {text!r}")
+    return tuple(range(int(m[1]), int(m[2]) + 1))
 
 
 def systems(names: str) -> list[str]:
@@ -180,6 +209,8 @@ def main(argv: list[str] | None = None) -> int:
                    help=f"training rows per k (default {SPEC['train_rows']})")
     p.add_argument("--test-rows", type=int, default=SPEC["test_rows"],
                    help=f"test rows per k (default {SPEC['test_rows']})")
+    p.add_argument("--test-k", default=None, metavar="LO..HI",
+                   help="test lengths (default 2..10; a shorter range for a quick check)")
     p.add_argument("--work", default=None, help="folder for the generated data and checkpoints (default: temporary)")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     args = p.parse_args(argv)
@@ -189,7 +220,7 @@ def main(argv: list[str] | None = None) -> int:
         with tempfile.TemporaryDirectory(prefix="clutrr-kinship-baselines-") as tmp:
             work = Path(args.work) if args.work else Path(tmp)
             doc = run(systems(args.systems), tuple(m for m in args.models.split(",") if m), work,
-                      progress=not args.quiet, rows=(args.train_rows, args.test_rows))
+                      progress=not args.quiet, rows=(args.train_rows, args.test_rows), test_k=lengths(args.test_k))
         results.mkdir(parents=True, exist_ok=True)
         (results / KINSHIP_FILE).write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
         print("\n".join(kinship_lines(doc)))

@@ -29,7 +29,11 @@ def system_lines(name: str, entry: dict[str, Any], ks: list[int]) -> list[str]:
               f"{r['cpu_seconds']:.0f} CPU s to train and score." for m, r in models.items()]
     rows = [[str(k), str(first["by_k"].get(str(k), {}).get("n", "–")),
              *(_accuracy(r["by_k"], k) for r in models.values())] for k in ks]
-    return lines + ["", *md_table(["k", "stories", *(MODEL_TITLES.get(m, m) for m in models)], rows), ""]
+    lines += ["", *md_table(["k", "stories", *(MODEL_TITLES.get(m, m) for m in models)], rows), ""]
+    cut = entry.get("cannot_generate_from_k")
+    if cut:
+        lines += [f"{name}: cannot generate k={cut['k']}..{ks[-1]}: {cut['reason']}", ""]
+    return lines
 
 
 def transfer_lines(transfer: dict[str, dict], ks: list[int]) -> list[str]:

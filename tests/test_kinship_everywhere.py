@@ -76,3 +76,14 @@ def test_rl_datasets_speak_a_kinship_system(eskimo):
         assert items.score_answer(f"<answer>{item['answer']}</answer>", item) == 1.0
     files = FileDataset(eskimo, kinship="eskimo")
     assert len(files) == 40 and all(files.score_answer(it["answer"], it) == 1.0 for it in files)
+
+
+def test_a_kinship_rows_k_comes_from_its_task_name_whatever_its_hyphenated_terms(tmp_path):
+    from clutrr.core.records import StoryRow
+
+    row = StoryRow(id="x", story="", query=("A", "B"), target="ibn-amm", clean_story="", proof_state=[],
+                   f_comb="ibn-amm-bint-ukht", task_name="task_1.2", story_edges=[], edge_types=[], query_edge=(0, 1),
+                   genders=[], node_mapping={}, task_split="test", kin_type="FBS")
+    assert row.k == 2
+    row.kin_type, row.glossary = "", ["X's ibn-amm is X's father's brother's son."]  # a count of 0 has no kin type
+    assert row.k == 2

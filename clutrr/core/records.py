@@ -6,6 +6,7 @@ is :mod:`clutrr.io.csv_format`.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 
@@ -40,7 +41,12 @@ class StoryRow:
 
     @property
     def k(self) -> int:
-        """Chain length: the number of relation words in ``f_comb``."""
+        """Chain length: the number of relation words in ``f_comb`` (a kinship system's row, whose
+        terms ``f_comb`` cannot be cut without its words, gives it in ``task_name``: ``task_1.4``)."""
+        if self.kin_type or self.glossary:
+            m = re.fullmatch(r"task_\d+\.(\d+)", self.task_name)
+            if m:
+                return int(m.group(1))
         return len(split_f_comb(self.f_comb))
 
 
