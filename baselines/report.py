@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from clutrr.baselines.kinship_report import KINSHIP_FILE, kinship_lines
 from clutrr.baselines.experiments import DATA_TITLES, EXPERIMENTS, ROBUSTNESS, folder_name
 from clutrr.baselines.results import by_k, mean_se, plot_by_k, read_json
 from clutrr.errors import UsageError
@@ -26,7 +27,8 @@ from clutrr.release.reference import load_reference, reference_tables
 HERE = Path(__file__).resolve().parent
 T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262}  # t_{0.975, df}
 TITLE = "# Baseline results"
-EXTRA_FILES = ("verify-data_089907f8.json", "vocabulary.json", f"robustness-{ROBUSTNESS['model']}.json")
+EXTRA_FILES = ("verify-data_089907f8.json", "vocabulary.json", f"robustness-{ROBUSTNESS['model']}.json",
+               KINSHIP_FILE)
 MODEL_NOTES = {
     "gat": "a GAT with reverse-edge messages (their own edge-type embeddings) and a different readout "
            "([head; tail; sum of all node states]), not the paper's exact GAT",
@@ -48,8 +50,9 @@ def load_results(results: Path) -> tuple[dict[str, dict], dict[str, Any]]:
     missing = [f"{e.slug}.json" for e in EXPERIMENTS if not (results / f"{e.slug}.json").is_file()]
     missing += [name for name in EXTRA_FILES if not (results / name).is_file()]
     if missing:
-        raise UsageError(f"{results}: missing {', '.join(missing)}; run python -m clutrr.baselines.reproduce "
-                         f"--results {results} --only <step> first (nothing was written)")
+        how = (f"python -m clutrr.baselines.kinship --results {results}" if missing == [KINSHIP_FILE] else
+               f"python -m clutrr.baselines.reproduce --results {results} --only <step>")
+        raise UsageError(f"{results}: missing {', '.join(missing)}; run {how} first (nothing was written)")
     docs = {e.slug: read_json(results / f"{e.slug}.json") for e in EXPERIMENTS}
     extras = {name: json.loads((results / name).read_text(encoding="utf-8")) for name in EXTRA_FILES}
     return docs, extras
@@ -319,6 +322,7 @@ def render(docs: dict[str, dict], extras: dict[str, Any]) -> str:
     lines += section_a(docs) + section_b(docs) + section_c(docs, extras) + section_d(docs, extras)
     lines += section_bilstm(docs)
     lines += section_robustness(extras[f"robustness-{ROBUSTNESS['model']}.json"])
+    lines += kinship_lines(extras[KINSHIP_FILE])
     lines += section_release(load_reference())
     lines += ["## Settings", ""]
     for exp in EXPERIMENTS:

@@ -95,7 +95,7 @@ def train_and_evaluate(model: str | type[Model], data: str | Path, *, test_data:
                        config: str | Path | None = None, overrides: dict[str, Any] | None = None, seed: int = 0,
                        runs: int = 1, valid_share: float = 0.1, out: str | Path | None = None, force: bool = False,
                        threads: int = 1, max_train: int | None = None, progress: bool = False,
-                       probe: str | Path | None = None, echo: bool = False) -> dict[str, Any]:
+                       probe: str | Path | None = None, echo: bool = False, kb: str = "kinship") -> dict[str, Any]:
     """Train ``runs`` times (seeds ``seed``, ``seed+1``, ...) and score every test folder.
 
     ``model`` is a registered name, an import path ``package.module:Class`` or a Model class;
@@ -104,7 +104,8 @@ def train_and_evaluate(model: str | type[Model], data: str | Path, *, test_data:
     the module docstring. With ``probe`` (a folder of ``clutrr probe --kind word-permute``) each
     run of a model that reads the text also reports permutation acceptance (Ω_max, Ω_rand, P^c,
     P^f) and, with ``out``, saves the probabilities behind it (:func:`~clutrr.baselines.probe_eval.load_export`).
-    With ``echo`` the tables are printed.
+    With ``echo`` the tables are printed. ``kb`` gives the relation words (a KB name or path, such as
+    the compiled KB of a kinship system, :func:`clutrr.kinship.derive.kinship_kb_path`).
     """
     cls = get_model(model) if isinstance(model, str) else model
     cfg = make_config(cls, config, overrides)
@@ -114,7 +115,7 @@ def train_and_evaluate(model: str | type[Model], data: str | Path, *, test_data:
         raise UsageError("--threads must be at least 1")
     with StagedDir(out, force=force) if out is not None else contextlib.nullcontext() as staged:
         doc = _train_runs(cls, cfg, Path(data), test_data, seed, runs, valid_share, staged, threads, max_train,
-                          progress, probe, echo)
+                          progress, probe, echo, kb)
         if staged is not None:
             write_json(doc, staged.file("results.json"))
     return doc
@@ -122,12 +123,12 @@ def train_and_evaluate(model: str | type[Model], data: str | Path, *, test_data:
 
 def _train_runs(cls: type[Model], cfg: Any, data: Path, test_data: list[str | Path], seed: int, runs: int,
                 valid_share: float, staged: StagedDir | None, threads: int, max_train: int | None, progress: bool,
-                probe: str | Path | None, echo: bool) -> dict[str, Any]:
+                probe: str | Path | None, echo: bool, kb: str = "kinship") -> dict[str, Any]:
     """The body of :func:`train_and_evaluate`, writing into ``staged`` when given."""
     torch.set_num_threads(threads)
     started = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
     clock = time.perf_counter()
-    labels = LabelVocab.from_kb()
+    labels = LabelVocab.from_kb(kb)
     if progress:
         print(f"reading {data}", file=sys.stderr, flush=True)
     dataset = load_dataset(data, labels, max_train=max_train)
@@ -194,6 +195,19 @@ def parse_settings(pairs: list[str]) -> dict[str, Any]:
     return out
 
 
+def kinship_kb_argument(system: str | None) -> str:
+    """The KB of the labels: ``kinship``, or the compiled KB of a kinship system (UsageError when refused)."""
+    if system is None:
+        return "kinship"
+    from clutrr.core.kb import KBError
+    from clutrr.kinship.derive import kinship_kb_path
+
+    try:
+        return kinship_kb_path(system)
+    except KBError as exc:
+        raise UsageError(str(exc)) from None
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The CLI's argument parser."""
     p = argparse.ArgumentParser(prog="python -m clutrr.baselines.train", description=__doc__.splitlines()[0])
@@ -216,6 +230,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--probe", default=None,
                    help="folder from `clutrr probe DATA --kind word-permute`: also report permutation acceptance "
                         "(text models only)")
+    p.add_argument("--kinship", default=None, metavar="NAME|PATH",
+                   help="the kinship system the data were generated in (as clutrr generate --kinship): its terms "
+                        "are the labels")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     return p
 
@@ -231,7 +248,7 @@ def main(argv: list[str] | None = None) -> int:
             args.model, args.data, test_data=args.test_data, config=args.config, overrides=overrides,
             seed=args.seed, runs=args.runs, valid_share=args.valid_share, out=args.out, force=args.force,
             threads=args.threads, max_train=args.max_train, progress=not args.quiet and sys.stderr.isatty(),
-            probe=args.probe, echo=True,
+            probe=args.probe, echo=True, kb=kinship_kb_argument(args.kinship),
         )
     except UsageError as exc:
         print(f"error: {exc}", file=sys.stderr)

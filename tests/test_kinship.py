@@ -166,14 +166,6 @@ def test_one_seed_gives_the_same_bytes_whatever_the_cache_folder(tmp_path):
     assert spec["templates"] == f"kinship:hawaiian@sha256:{digest}/templates"
 
 
-def test_question_forms_are_refused_with_a_kinship_system_in_one_line(tmp_path, capsys):
-    assert main(["generate", "--kinship", GENERATIONAL, "--question", "mixed", "--k", "2", "--test-k", "2",
-                 "--train-rows", "4", "--test-rows", "4", "--quiet", "--out", str(tmp_path / "q")]) == 2
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "--question mixed is not supported with --kinship" in err
-    assert not (tmp_path / "q").exists()
-
-
 def test_kin_type_is_the_shortest_path_with_ties_broken_by_letter_order():
     from clutrr.core.family import Family
     from clutrr.kinship.kintypes import kin_type

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from clutrr.io.ownership import FORCE_HELP
+from clutrr.commands.kinship import kb_argument
 from clutrr.core.kb import load_kb
 from clutrr.diagnostics.audit import (
     ALPHA, CLUTRR_COLUMNS, MIN_WORD_COUNT, PREMISE_UNK, AuditResult, audit_dataset, render_markdown,
@@ -71,6 +72,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "train_groups, test_texts, seed) -> {'predictions': [...]}")
     parser.add_argument("--force", action="store_true", help=FORCE_HELP)
     parser.add_argument("--kb", default="kinship", help="KB giving the label vocabulary (default: kinship)")
+    parser.add_argument("--kinship", default=None, metavar="NAME|PATH",
+                        help="the kinship system the stories were generated in (as clutrr generate --kinship)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the cross-validation folds (default: 0)")
     parser.add_argument("--alpha", type=float, default=ALPHA, help=f"significance level (default: {ALPHA})")
     parser.add_argument("--sign-test", choices=tuple(SIGN_TESTS), default="two-sided",
@@ -102,7 +105,7 @@ class _Audit:
 def _clutrr_audit(args: argparse.Namespace) -> _Audit:
     if args.biased not in (None, *CLUTRR_BIASED):
         raise UsageError(f"--biased {args.biased!r}: a CLUTRR folder's biased model is one of {', '.join(CLUTRR_BIASED)}")
-    kb = load_kb(args.kb)
+    kb = load_kb(kb_argument(args))
     splits = read_splits(args.directory)
     with bar(sum(len(s.rows) for s in splits), desc="auditing") as progress:
         result = audit_dataset(splits, kb, seed=args.seed, alpha=args.alpha, min_count=args.min_count,

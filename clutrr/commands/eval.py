@@ -182,7 +182,8 @@ def _run_forms(args: argparse.Namespace) -> int:
         raise UsageError("a folder of question forms is evaluated with --predictions or a chat --endpoint, "
                          "zero-shot: --model, --shots, --api completions, --prompt-template, --system-prompt and "
                          "--reference go with relation questions")
-    golds = load_form_golds(args.data, args.split, args.limit)
+    golds = load_form_golds(args.data, args.split, args.limit, glossary=not args.no_glossary)
+    kb = kb_argument(args)
     models: dict[str, dict] = {}
     for value in args.predictions:
         name, path = _named(value, Path(value).stem or Path(value).name)
@@ -190,7 +191,7 @@ def _run_forms(args: argparse.Namespace) -> int:
                                   lambda p: (p.split, p.id, p.sample, p.prediction), golds)
     if args.endpoint:
         client, cache_path = _client(args)
-        prompts = [build_form_messages(form_item(g), args.prompt, args.kb) for g in golds]
+        prompts = [build_form_messages(form_item(g), args.prompt, kb) for g in golds]
         answers = _asking(client, cache_path, lambda: client.ask_many(prompts, args.samples))
         models[args.model_name] = {(g.split, g.id, s): rec["content"]
                                    for g, recs in zip(golds, answers) for s, rec in enumerate(recs)}
@@ -199,7 +200,7 @@ def _run_forms(args: argparse.Namespace) -> int:
         missing = sum((g.split, g.id, 0) not in replies for g in golds)
         if args.strict and missing:
             raise UsageError(f"{name}: {missing} of {len(golds)} questions have no prediction")
-        report, items = evaluate_forms(golds, replies, args.kb)
+        report, items = evaluate_forms(golds, replies, kb)
         results[name] = (report, items)
         sys.stdout.write(render_forms(name, report))
     if args.out:

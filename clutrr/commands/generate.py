@@ -7,7 +7,8 @@ import signal
 import sys
 
 from clutrr.commands.console import Parser, run_command
-from clutrr.commands.kinship import kb_argument, kinship_fields
+from clutrr.commands.kinship import kb_argument
+from clutrr.story.systems import kinship_fields
 from clutrr.engines import engine_names
 from clutrr.engines.base import STALL_SECONDS
 from clutrr.engines.resources import capped_workers, usable_cpus

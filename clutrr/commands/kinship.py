@@ -67,13 +67,6 @@ def recorded_kinship(paths: list[str]) -> str | None:
     return system
 
 
-def kinship_fields(system: str) -> dict[str, str]:
-    """GeneratorConfig fields of stories told in a system's terms: its compiled KB, its own sentences."""
-    from clutrr.kinship.derive import kinship_bank_path, kinship_kb_path
-
-    return {"kb": kinship_kb_path(system), "templates": kinship_bank_path(system), "fallback_templates": "none"}
-
-
 def show_text(system: str) -> str:
     """The table of a system: each term with its kin types, then the rules derived for it."""
     from clutrr.kinship.derive import kinship_kb, predicate_terms

@@ -10,6 +10,7 @@ from clutrr.io.ownership import FORCE_HELP
 from clutrr.io.csv_format import CsvWriter
 from clutrr.io.staging import StagedDir
 from clutrr.errors import UsageError
+from clutrr.commands.kinship import kb_argument
 from clutrr.core.kb import load_kb
 from clutrr.diagnostics.acceptance import OMEGA_MAX, acceptance_lines, read_export, score_export
 from clutrr.diagnostics.probes import KINDS, THESIS_MIN_WORDS, THESIS_Q, Rerenderer, iter_probe
@@ -46,6 +47,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "drops examples with a sentence of 5 words or fewer)")
     parser.add_argument("--seed", type=int, default=0, help="probe seed (default: 0)")
     parser.add_argument("--kb", default="kinship", help="KB giving the relation words (default: kinship)")
+    parser.add_argument("--kinship", default=None, metavar="NAME|PATH",
+                        help="the kinship system the stories were generated in (as clutrr generate --kinship)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -61,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--q must be from 1 to {MAX_Q:,} (rows per story), got {args.q}")
     if args.min_words < 2:
         raise UsageError("--min-words must be at least 2 (a word permutation needs two words)")
-    kb = load_kb(args.kb)
+    kb = load_kb(kb_argument(args))
     splits = read_splits(args.directory)
     tests = [s for s in splits if not s.is_train]
     if not tests:

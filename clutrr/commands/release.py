@@ -11,7 +11,7 @@ from clutrr.engines import engine_names
 from clutrr.errors import UsageError
 from clutrr.release.build import BuildOptions
 from clutrr.release.compare import comparability_table, measure_release
-from clutrr.release.configs import BY_NAME, select
+from clutrr.release.configs import BY_NAME, CONFIGS, select
 from clutrr.release.run import check_release, file_count, quick_check, write_release
 
 NAME = "release"
@@ -29,7 +29,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--compare", metavar="DIR",
                    help="measure what keeps the release in DIR from being compared with published CLUTRR results "
                         "and print the card's comparability table")
-    p.add_argument("--configs", help=f"comma-separated configurations (default: all {len(BY_NAME)})")
+    p.add_argument("--configs", help=f"comma-separated configurations or tiers (default: the {len(CONFIGS)} of the "
+                                     f"main release; of the {len(BY_NAME)}, tier kinship is one per kinship system)")
     p.add_argument("--seed", type=int, default=0, help="release seed (default 0)")
     p.add_argument("--scale", type=float, default=1.0,
                    help="multiply every row count (default 1: about the original sizes; e.g. 0.01 for a quick test)")

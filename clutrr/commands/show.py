@@ -7,7 +7,7 @@ import random
 from typing import Iterator
 
 from clutrr.commands.generate import depth_arg
-from clutrr.commands.kinship import kinship_fields
+from clutrr.story.systems import kinship_fields
 from clutrr.core.memory import QUERY_KINDS
 from clutrr.core.noise import NOISE_KINDS
 from clutrr.story.generator import GeneratorConfig, check_request, make_example

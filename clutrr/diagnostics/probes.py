@@ -36,6 +36,8 @@ from clutrr.render.statements import plural
 from clutrr.render.stitching import mention
 from clutrr.render.bank_files import load_bank
 from clutrr.render.templates import Template
+from clutrr.diagnostics.kin_flip import kb_counterparts
+from clutrr.story.systems import recorded_source
 
 KINDS = ("sentence-shuffle", "word-permute", "gender-swap", "entity-rename")
 PERM_SEP = "::perm"
@@ -46,6 +48,7 @@ _UNIQUE_TRIES = 50  # draws per wanted permutation before a story counts as with
 SKIP_SHORT = "under {} words"
 SKIP_FEW_PERMUTATIONS = "with fewer distinct permutations than q"
 SKIP_ONE_ORDER = "with no other sentence order"
+SKIP_NO_COUNTERPART = "with a kinship term that has no counterpart of the other sex"
 
 # Gendered words outside the KB, male -> female; "her" is handled apart (his or him).
 _EXTRA_PAIRS = (
@@ -131,6 +134,8 @@ def skip_reason(kind: str, row: StoryRow, min_words: int = THESIS_MIN_WORDS) -> 
     """Why a probe of ``kind`` wrote nothing for ``row``."""
     if kind == "sentence-shuffle":
         return SKIP_ONE_ORDER
+    if kind == "gender-swap":
+        return SKIP_NO_COUNTERPART
     short = len(row.story.split()) < max(2, min_words)
     return SKIP_SHORT.format(max(2, min_words)) if short else SKIP_FEW_PERMUTATIONS
 
@@ -155,14 +160,18 @@ def _fresh_names(row: StoryRow, gender_of: Callable[[str], str], avoid: set[str]
 
 def relation_word_map(kb: KB) -> dict[str, str]:
     """Every relation word of the KB, its plural, aliases and common misspellings (lower case)
-    -> its other-gender counterpart, both ways."""
-    pairs = []
-    for p in kb.predicates:
-        male, female = p.words
-        pairs += [(male, female), (plural(male), plural(female))]
+    -> its other-gender counterpart, both ways (a kinship system's terms: their counterparts
+    under the swap, :mod:`clutrr.diagnostics.kin_flip`)."""
+    if kb.system:
+        flips = kb_counterparts(kb)
+        pairs = [pair for t, c in flips.items() for pair in ((t, c), (plural(t), plural(c)))]
+    else:
+        flips = {w: _flip_word(kb, w) for w in kb.word_index}
+        pairs = [pair for p in kb.predicates for pair in ((p.words[0], p.words[1]),
+                                                          (plural(p.words[0]), plural(p.words[1])))]
     for alias, word in {**SPELLINGS, **kb.aliases}.items():
-        if word in kb.word_index:
-            pairs.append((alias, _flip_word(kb, word)))
+        if word in flips:
+            pairs.append((alias, flips[word]))
     out = {}
     for m, f in pairs:
         out.setdefault(m, f)
@@ -236,6 +245,8 @@ def _map_literal(value, fn: Callable[[str], str]):
 
 
 def _flip_word(kb: KB, word: str) -> str:
+    if kb.system:
+        return kb_counterparts(kb)[kb.word(*kb.parse_word(word))]
     pred, g = kb.parse_word(word)
     return kb.word(pred, 1 - g)
 
@@ -287,6 +298,7 @@ class Rerenderer:
             for source in (spec.get("fallback_templates", "paraphrase"), spec["templates"]):
                 if source == "none":
                     continue
+                source = recorded_source(source)
                 for where in (source, str(csv_path.parent / source)):
                     try:
                         templates.update((t.id, t) for t in load_bank(where).templates())
@@ -355,10 +367,18 @@ class Rerenderer:
         return texts
 
 
+def _swappable(kb: KB, row: StoryRow) -> bool:
+    """Whether every term a kinship system's row states, asks or proves has a counterpart of the other sex."""
+    proved = {w for step in row.proof_state for goal, facts in step.items() for _, w, _ in (goal, *facts)}
+    return {row.target, *filter(None, row.edge_types), *proved} <= set(kb_counterparts(kb))
+
+
 def gender_swap(row: StoryRow, seed: int, kb: KB, rerender: Rerenderer | None = None) -> list[StoryRow]:
     """Every person's gender flipped, with names, gendered words and the label to match;
     re-rendered through the story's templates when ``rerender`` knows the row."""
     other = {GENDERS[0]: GENDERS[1], GENDERS[1]: GENDERS[0]}
+    if kb.system and not _swappable(kb, row):
+        return []
     names = _fresh_names(row, other.__getitem__, set(), _rng("gender-swap", seed, row))
     words = gender_word_map(kb)
 
@@ -377,7 +397,7 @@ def gender_swap(row: StoryRow, seed: int, kb: KB, rerender: Rerenderer | None = 
     if texts is not None:
         new = replace(new, **texts)
     tail_gender = dict(new.genders)[new.query[1]]
-    if kb.parse_word(new.target)[1] != GENDERS.index(tail_gender):
+    if not any(p.words[GENDERS.index(tail_gender)] == new.target for p in kb.predicates):
         raise UsageError(f"row {row.id}: target {row.target!r} does not match the gender of {row.query[1]}")
     return [new]
 

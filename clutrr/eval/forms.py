@@ -65,10 +65,11 @@ def is_form_folder(directory: str | Path) -> bool:
     return False
 
 
-def load_form_golds(directory: str | Path, splits: list[str] | None = None, limit: int | None = None
-                    ) -> list[FormGold]:
+def load_form_golds(directory: str | Path, splits: list[str] | None = None, limit: int | None = None,
+                    glossary: bool = True) -> list[FormGold]:
     """The questions of the folder's test files (or of the splits matching ``splits``), the
-    first ``limit`` of each; UsageError when there are none."""
+    first ``limit`` of each, a kinship system's with its glossary unless ``glossary`` is False;
+    UsageError when there are none."""
     golds: list[FormGold] = []
     seen: dict[str, int] = {}
     for split, rec in form_records(Path(directory), splits):
@@ -77,8 +78,9 @@ def load_form_golds(directory: str | Path, splits: list[str] | None = None, limi
             continue
         names = [p["name"] for p in rec["people"]]
         asked = [names[i] for i in rec["query"]]
-        text = question_text(rec["story"], *asked) if rec["form"] == "relation" else \
-            form_question_text(rec["story"], rec["question"])
+        defined = rec.get("glossary", []) if glossary else []
+        text = question_text(rec["story"], *asked, defined) if rec["form"] == "relation" else \
+            form_question_text(rec["story"], rec["question"], defined)
         golds.append(FormGold(rec["id"], split, rec["k"], rec["noise"], rec["form"], rec["answer"], names, asked,
                               text))
     if not golds:

@@ -37,7 +37,8 @@ NAME = "clutrr"
 @dataclass
 class ClutrrConfig:
     """reasoning-gym's view of a :class:`clutrr.rl.DatasetConfig`: chain lengths min_k..max_k,
-    noise types, split, question form, size and seed (reasoning-gym sets ``seed`` and ``size``)."""
+    noise types, split, question form, size and seed (reasoning-gym sets ``seed`` and ``size``);
+    ``kinship`` tells the stories in a kinship system's terms (as ``clutrr generate --kinship``)."""
 
     min_k: int = 2
     max_k: int = 3
@@ -47,6 +48,7 @@ class ClutrrConfig:
     question: str = RELATION
     seed: int | None = None
     size: int = 500
+    kinship: str | None = None
 
     def validate(self) -> None:
         """Raise ValueError for an impossible configuration."""
@@ -67,7 +69,8 @@ class ClutrrDataset(ProceduralDataset):
         super().__init__(config=config, seed=config.seed, size=config.size)
         self._items = make_dataset(DatasetConfig(size=config.size, k=tuple(range(config.min_k, config.max_k + 1)),
                                                  noise=tuple(config.noise), split=config.split,
-                                                 generator=GeneratorConfig(question=config.question)), self.seed)
+                                                 generator=GeneratorConfig(question=config.question),
+                                                 kinship=config.kinship), self.seed)
 
     def __getitem__(self, idx: int) -> dict[str, Any]:
         item = self._items[idx]
@@ -78,7 +81,7 @@ class ClutrrDataset(ProceduralDataset):
 
     def score_answer(self, answer: str | None, entry: dict[str, Any]) -> float:
         """1.0 if ``answer`` gives the entry's answer by the answer protocol, else 0.0."""
-        return score_answer(answer, entry, self.config.kb)
+        return score_answer(answer, entry, self._items.kb if self.config.kinship else self.config.kb)
 
 
 class ClutrrCurriculum(BaseCurriculum):

@@ -49,13 +49,15 @@ class ClutrrTaskData(vf.TaskData):
     answer: str
     item: dict
     think_open: bool = False
+    kb: str = "kinship"  # the KB whose words answer (a kinship system's compiled KB with ``kinship``)
 
 
 class ClutrrTask(vf.Task[ClutrrTaskData, vf.State, vf.TaskConfig]):
     """Scores a reply by the answer protocol; see the module docstring for the rubric."""
 
     def _parts(self, trace: vf.Trace) -> RewardParts:
-        return reward_parts(trace.last_reply, self.data.item, process=True, think_open=self.data.think_open)
+        return reward_parts(trace.last_reply, self.data.item, self.data.kb, process=True,
+                            think_open=self.data.think_open)
 
     @vf.reward(weight=1.0)
     async def correct(self, trace: vf.Trace) -> float:
@@ -76,11 +78,11 @@ class ClutrrTask(vf.Task[ClutrrTaskData, vf.State, vf.TaskConfig]):
     async def claims(self, trace: vf.Trace) -> dict[str, float]:
         """The claim precision (0 without claims), whether true claims connect the query's people,
         whether the reply gives an answer, and the set F1 of its answer."""
-        item, reply, think_open = self.data.item, trace.last_reply, self.data.think_open
-        judged = process_reward(reply, item)
+        item, reply, think_open, kb = self.data.item, trace.last_reply, self.data.think_open, self.data.kb
+        judged = process_reward(reply, item, kb=kb)
         return {"claim_precision": judged.precision or 0.0, "claims_connect": float(judged.connected),
-                "parsed": float(read_answer(reply, item, think_open=think_open) is not None),
-                "set_f1": set_f1(reply, item, think_open=think_open)}
+                "parsed": float(read_answer(reply, item, kb, think_open=think_open) is not None),
+                "set_f1": set_f1(reply, item, kb, think_open=think_open)}
 
 
 class ClutrrTasksetConfig(vf.TasksetConfig):
@@ -95,6 +97,7 @@ class ClutrrTasksetConfig(vf.TasksetConfig):
     kb: str = "kinship"
     think_open: bool = False
     question: str = RELATION
+    kinship: str | None = None  # tell the stories in a kinship system's terms (as clutrr generate --kinship)
 
 
 class ClutrrTaskset(vf.Taskset[ClutrrTask, ClutrrTasksetConfig]):
@@ -103,12 +106,13 @@ class ClutrrTaskset(vf.Taskset[ClutrrTask, ClutrrTasksetConfig]):
     def load(self) -> Iterable[ClutrrTask]:
         c = self.config
         items = make_dataset(DatasetConfig(size=c.size, k=tuple(c.k), noise=tuple(c.noise), split=c.split,
-                                           generator=GeneratorConfig(question=c.question)), c.seed)
+                                           generator=GeneratorConfig(question=c.question), kinship=c.kinship), c.seed)
+        kb = items.kb if c.kinship else c.kb
         for item in items:
-            system, user = build_form_messages(item, kb=c.kb)
+            system, user = build_form_messages(item, kb=kb)
             yield ClutrrTask(ClutrrTaskData(id=item["id"], prompt=user["content"], system_prompt=system["content"],
-                                            answer=answer_text(item["answer"]), item=item, think_open=c.think_open),
-                             c.task)
+                                            answer=answer_text(item["answer"]), item=item, think_open=c.think_open,
+                                            kb=kb), c.task)
 
 
 __all__ = ["ClutrrTaskset"]
@@ -117,9 +121,11 @@ sys.modules.setdefault(TASKSET_ID, sys.modules[__name__])
 
 def load_environment(size: int = 100, k: Sequence[int] = (2, 3), noise: Sequence[str] = ("none",), seed: int = 0,
                      split: str = "train", format_weight: float = 0.0, process_weight: float = 0.0,
-                     harness: str = "null", think_open: bool = False, question: str = RELATION) -> vf.Env:
+                     harness: str = "null", think_open: bool = False, question: str = RELATION,
+                     kinship: str | None = None) -> vf.Env:
     """A single-agent verifiers environment over ``size`` procedural items asking ``question``
-    (a form of docs/questions.md, or ``mixed``; see the module docstring)."""
+    (a form of docs/questions.md, or ``mixed``; see the module docstring), told in a kinship
+    system's terms with ``kinship``."""
     check_weights(format_weight, process_weight)
     check_kind(question)
     task = vf.TaskConfig(rewards={"correct": vf.RewardFunctionConfig(weight=1.0 - process_weight),
@@ -127,6 +133,6 @@ def load_environment(size: int = 100, k: Sequence[int] = (2, 3), noise: Sequence
                                   "process": vf.RewardFunctionConfig(weight=process_weight)})
     config = SingleAgentEnvConfig(
         taskset=ClutrrTasksetConfig(id=TASKSET_ID, size=size, k=list(k), noise=list(noise), seed=seed, split=split,
-                                    task=task, think_open=think_open, question=question),
+                                    task=task, think_open=think_open, question=question, kinship=kinship),
         agent=vf.AgentConfig(harness={"id": harness}))
     return vf.load_environment(config)

@@ -44,20 +44,22 @@ def view_fields(context: bool = False, kinship: bool = False, question: str = "r
     return {**V1_FIELDS, **rest}
 
 
-def label_index(word: str) -> int:
-    """v1's integer label of a relation word (ValueError for a word no label stands for)."""
+def label_index(word: str, labels: dict[str, int] | None = None) -> int:
+    """v1's integer label of a relation word, or its index in ``labels`` (a kinship system's terms,
+    in its KB's order) when given; ValueError for a word no label stands for."""
     try:
-        return LABEL_INDEX[word]
+        return (LABEL_INDEX if labels is None else labels)[word]
     except KeyError:
-        raise ValueError(f"no v1 label for the target {word!r}") from None
+        raise ValueError(f"no {'v1 ' if labels is None else ''}label for the target {word!r}") from None
 
 
-def view_record(record: dict, cells: dict[str, str]) -> dict:
-    """A record in the view, its v1 columns made from the row's CSV cells (column -> text)."""
+def view_record(record: dict, cells: dict[str, str], labels: dict[str, int] | None = None) -> dict:
+    """A record in the view, its v1 columns made from the row's CSV cells (column -> text); the
+    integer ``target`` from ``labels`` when given (see :func:`label_index`)."""
     if cells["id"] != record["id"]:
         raise ValueError(f"the CSV row {cells['id']} is not the record {record['id']}")
     out: dict = {c: cells[c] for c in _FROM_CSV}
-    out["target"], out["target_text"] = label_index(cells["target"]), cells["target"]
+    out["target"], out["target_text"] = label_index(cells["target"], labels), cells["target"]
     out = {c: out[c] for c in V1_FIELDS}
     out.update((RENAMED.get(name, name), value) for name, value in record.items() if name not in SHARED)
     return out

@@ -68,12 +68,15 @@ def strip_brackets(text: str) -> str:
 GLOSSARY_HEAD = "The relation words of this story mean, for any person X:"
 
 
+def _defined(glossary: Sequence[str]) -> str:
+    """The glossary block put between a story and its question ("" without one)."""
+    return f"\n{GLOSSARY_HEAD}" + "".join(f"\n{line}" for line in glossary) if glossary else ""
+
+
 def question_text(story: str, head: str, tail: str, glossary: Sequence[str] = ()) -> str:
     """The story and the question asking what ``tail`` is to ``head``; with a kinship system's
     ``glossary`` (definitions of the story's terms), the definitions between the two."""
-    defined = "".join(f"\n{line}" for line in glossary)
-    middle = f"\n{GLOSSARY_HEAD}{defined}" if glossary else ""
-    return f"{strip_brackets(story)}{middle}\nHow is {tail} related to {head}?"
+    return f"{strip_brackets(story)}{_defined(glossary)}\nHow is {tail} related to {head}?"
 
 
 def _ask(item: dict, words: list[str], template: PromptTemplate | None) -> str:
@@ -161,9 +164,10 @@ FORM_SYSTEM = ("You answer questions about family relationships described in a s
                "for example <answer>{example}</answer>.")
 
 
-def form_question_text(story: str, question: str) -> str:
-    """The story (brackets removed) and a question of another form than relation."""
-    return f"{strip_brackets(story)}\n{question}"
+def form_question_text(story: str, question: str, glossary: Sequence[str] = ()) -> str:
+    """The story (brackets removed) and a question of another form than relation; with a kinship
+    system's ``glossary``, the definitions between the two."""
+    return f"{strip_brackets(story)}{_defined(glossary)}\n{question}"
 
 
 def build_form_messages(item: dict, style: str = "tagged", kb: str = "kinship",

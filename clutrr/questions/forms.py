@@ -53,12 +53,15 @@ QUESTION_TEXT = {RELATION: _relation, "person": _person, "people": _people, "cou
 @dataclass(frozen=True)
 class Question:
     """One question of a story: its form, the people it names (story indices: [X] or [X, Y]),
-    the relation word asked about or answered, and the answer."""
+    the relation word asked about or answered, and the answer; ``about`` lists the story people
+    the answer is about (the person or people named or counted, Y of a yes/no question; empty
+    when not recorded)."""
 
     form: str
     query: tuple[int, ...]
     target: str
     answer: Answer
+    about: tuple[int, ...] = ()
 
     def text(self, names: list[str]) -> str:
         """The question in words, with the story's names."""

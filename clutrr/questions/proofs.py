@@ -4,6 +4,11 @@ The facts are ``(a, predicate, b)`` over story people ("b is a's predicate"), cl
 the KB's composition, inverse and symmetry rules (:func:`clutrr.core.entailment.story_closure`,
 what ``clutrr verify`` proves). "X's aunts" are the story people the closure makes X's aunt;
 nobody else counts, whatever the family may hold beyond the story.
+
+A question names a relation word. In the built-in KBs a word is one predicate of one gender; a
+kinship system's term may name relatives of both sexes (*cousin*) and, where the system depends
+on who speaks, one predicate per speaker sex, so a word stands for every (predicate, gender)
+pair it names (:func:`term_pairs`).
 """
 from __future__ import annotations
 
@@ -12,6 +17,8 @@ from clutrr.core.kb import KB
 from clutrr.questions.forms import Answer
 
 Closure = dict[tuple[int, int], int]
+Word = tuple[int, int]  # (predicate, gender)
+_PAIRS: dict[tuple[str, str], dict[str, tuple[Word, ...]]] = {}
 
 
 class Unproved(ValueError):
@@ -23,10 +30,33 @@ def closure_of(kb: KB, facts: list[tuple[int, int, int]]) -> Closure:
     return story_closure(kb, facts)
 
 
-def entailed_people(closure: Closure, genders: list[int], x: int, pred: int, gender: int) -> list[int]:
-    """The story people (indices, in story order) the facts make X's ``pred`` of ``gender``."""
-    return [b for b, g in enumerate(genders)
-            if b != x and g == gender and closure.get((x, b), 0) >> pred & 1]
+def term_pairs(kb: KB) -> dict[str, tuple[Word, ...]]:
+    """Every relation word and the (predicate, gender) pairs it names, words and pairs in
+    (predicate, gender) order."""
+    key = (kb.name, kb.path)
+    if key not in _PAIRS:
+        out: dict[str, list[Word]] = {}
+        for p in kb.predicates:
+            for g, word in enumerate(p.words):
+                if word is not None:
+                    out.setdefault(word, []).append((p.index, g))
+        _PAIRS[key] = {w: tuple(pairs) for w, pairs in out.items()}
+    return _PAIRS[key]
+
+
+def sexes_of(pairs: tuple[Word, ...]) -> tuple[int, ...]:
+    """The genders (0 male, 1 female) of the people a word's pairs name, in order."""
+    return tuple(sorted({g for _, g in pairs}))
+
+
+def holds(held: int, pairs: tuple[Word, ...], gender: int) -> bool:
+    """Whether a person of ``gender`` related by the predicate bits ``held`` is the word of ``pairs``."""
+    return any(held >> p & 1 for p, g in pairs if g == gender)
+
+
+def entailed_people(closure: Closure, genders: list[int], x: int, pairs: tuple[Word, ...]) -> list[int]:
+    """The story people (indices, in story order) the facts make X's word of ``pairs``."""
+    return [b for b, g in enumerate(genders) if b != x and holds(closure.get((x, b), 0), pairs, g)]
 
 
 def all_placed(closure: Closure, genders: list[int], x: int, gender: int) -> bool:
@@ -40,19 +70,19 @@ def prove(kb: KB, closure: Closure, genders: list[int], names: list[str], form: 
     """The answer of a ``form`` question about relation ``word`` and story people ``query``,
     from the closure of the story's facts. Raises :class:`Unproved` when the facts do not
     decide it, KeyError for a word the KB does not know."""
-    pred, gender = kb.parse_word(word)
+    pairs = term_pairs(kb)[word.strip().lower()]
     x = query[0]
     if form == "yesno":
         y = query[1]
-        if genders[y] != gender:
+        if genders[y] not in sexes_of(pairs):
             raise Unproved(f"{word!r} does not fit the gender of {names[y]}")
         held = closure.get((x, y), 0)
-        if held >> pred & 1:
+        if holds(held, pairs, genders[y]):
             return "yes"
         if held:
             return "no"
         raise Unproved(f"the facts relate {names[y]} to {names[x]} in no way")
-    found = entailed_people(closure, genders, x, pred, gender)
+    found = entailed_people(closure, genders, x, pairs)
     if form == "person":
         if len(found) != 1:
             raise Unproved(f"the facts make {len(found)} people {names[x]}'s {word}, not one")
@@ -62,7 +92,7 @@ def prove(kb: KB, closure: Closure, genders: list[int], names: list[str], form: 
             raise Unproved(f"the facts make nobody {names[x]}'s {word}")
         return [names[b] for b in found]
     if form == "count":
-        if not found and not all_placed(closure, genders, x, gender):
+        if not found and not all(all_placed(closure, genders, x, g) for g in sexes_of(pairs)):
             raise Unproved(f"nobody is entailed to be {names[x]}'s {word}, and someone's relation is open")
         return len(found)
     raise ValueError(f"no proof for question form {form!r}")

@@ -23,6 +23,7 @@ from clutrr.pipeline.run import write_dataset
 from clutrr.pipeline.spec import DatasetSpec, RunOptions
 from clutrr.release.configs import Part, ReleaseConfig, scaled
 from clutrr.story.generator import GeneratorConfig, stable_hash
+from clutrr.story.systems import kinship_fields
 
 FORMATS = ("csv", "parquet")
 
@@ -85,9 +86,10 @@ def part_rows(config: ReleaseConfig, part: Part, scale: float) -> tuple[int, int
 def part_spec(config: ReleaseConfig, part: Part, seed: int, scale: float) -> DatasetSpec:
     """The pipeline's dataset spec of one part."""
     per_k, _, test = part_rows(config, part, scale)
+    system = kinship_fields(part.kinship) if part.kinship else {}
     generator = GeneratorConfig(query=part.query, context_words=part.context_words, depth=part.depth,
                                 relations=part.relations, question=part.question, noise_facts=part.noise_facts,
-                                difficulty=part.difficulty)
+                                difficulty=part.difficulty, **system)
     return DatasetSpec(train_k=part.train_k, test_k=part.test_k, noise=part.noise, test_noise=part.test_noise,
                        train_rows=max(per_k, 1), test_rows=test, seed=config_seed(seed, config.name), config=generator)
 
@@ -116,6 +118,8 @@ def generate_command(config: ReleaseConfig, part: Part, seed: int, scale: float)
         words.append(f"--noise-facts {part.noise_facts}")
     if part.difficulty:
         words.append("--difficulty")
+    if part.kinship:
+        words.append(f"--kinship {part.kinship}")
     return " ".join(words + ["--format csv,parquet"])
 
 
@@ -133,6 +137,7 @@ def build_config(config: ReleaseConfig, folder: Path, options: BuildOptions, scr
     files: list[SplitFile] = []
     run = RunOptions(workers=options.workers, engine=options.engine, address=options.address,
                      progress=options.progress)
+    labels = label_indices(config)
     for i, part in enumerate(config.parts):
         spec = part_spec(config, part, options.seed, options.scale)
         out = scratch / f"{config.name}-{i}"
@@ -150,7 +155,7 @@ def build_config(config: ReleaseConfig, folder: Path, options: BuildOptions, scr
                 groups = [(name, "test", rows)]
             for out_name, out_split, picked in groups:
                 if picked:
-                    write_files(folder, out_name, header, picked, config.edge_types, config.question())
+                    write_files(folder, out_name, header, picked, config.edge_types, config.question(), labels)
                     files.append(SplitFile(out_name, out_split, len(picked)))
         shutil.rmtree(out)
     order = {"train": 0, "validation": 1, "test": 2}
@@ -187,11 +192,20 @@ def validation_rows(ids: list[str], valid: int, seed: int) -> set[int]:
     return set(sorted(range(len(ids)), key=lambda i: _story_key(seed, ids[i]))[:valid])
 
 
+def label_indices(config: ReleaseConfig) -> dict[str, int] | None:
+    """The integer labels of a kinship configuration's terms (their KB's order); None (v1's labels) otherwise."""
+    if not config.kinship:
+        return None
+    from clutrr.core.kb import load_kb
+
+    return {word: i for i, word in enumerate(load_kb(kinship_fields(config.kinship)["kb"]).words)}
+
+
 def write_files(folder: Path, name: str, header: list[str], rows: list[tuple[list[str], dict]],
-                edge_types: str, question: str = "relation") -> None:
+                edge_types: str, question: str = "relation", labels: dict[str, int] | None = None) -> None:
     """Write ``name``.csv (rows renumbered from 0) and ``name``.parquet (the v1-compatible view, of
     rows asking ``question``). With ``edge_types`` ``chain`` the CSV's and the view's ``edge_types``
-    type the chain's facts alone."""
+    type the chain's facts alone; ``labels`` give the view's integer ``target`` (:func:`label_indices`)."""
     at = header.index("edge_types")
     lines = [csv_line(header)]
     records = []
@@ -200,7 +214,7 @@ def write_files(folder: Path, name: str, header: list[str], rows: list[tuple[lis
         if edge_types == "chain":
             cells[at] = repr(chain_edge_types(record))
         lines.append(csv_line(cells))
-        records.append(view_record(record, dict(zip(header[1:], cells[1:]))))
+        records.append(view_record(record, dict(zip(header[1:], cells[1:])), labels))
     (folder / f"{name}.csv").write_bytes("".join(lines).encode())
     writer = ViewShard(open_store(folder), f"{name}.parquet", question=question)
     writer.write(TaskResult(None, records=records))

@@ -78,8 +78,9 @@ def yaml_header(built: list[tuple[ReleaseConfig, list[SplitFile]]], figures: dic
     lines.append("dataset_info:")
     for config, files in built:
         lines += [f"- config_name: {_q(config.name)}", "  features:",
-                  *yaml_features(view_fields(has_context(config), question=config.question(),
-                                             difficulty=has_difficulty(config)), 2), "  splits:"]
+                  *yaml_features(view_fields(has_context(config), kinship=bool(config.kinship),
+                                             question=config.question(), difficulty=has_difficulty(config)), 2),
+                  "  splits:"]
         for split in ("train", "validation", "test"):
             rows = figures[config.name]["rows"][split]
             if rows:
@@ -334,11 +335,35 @@ FORMS_NOTE = ("Configurations named for a question form (`person_â€¦`, `people_â
               "`target_text`, `proof_state`) keep the story's chain and its relation.")
 
 
-def fields_section(forms: bool = False) -> list[str]:
-    """Every Parquet column (with ``forms``, those of question-form configurations too), and v1's
-    columns mapped onto them."""
+def kinship_section(built: list[tuple[ReleaseConfig, list[SplitFile]]]) -> list[str]:
+    """What each kinship system of the release is (none when it has no kinship configuration)."""
+    from clutrr.core.kb import load_kb
+    from clutrr.kinship.terminology import load_terminology
+    from clutrr.story.systems import kinship_fields
+
+    systems = [c.kinship for c, _ in built if c.kinship]
+    if not systems:
+        return []
+    out = ["## Kinship systems", "",
+           "Configurations `kin_*` tell every story in one kinship system's terms (`clutrr generate --kinship NAME`): "
+           "its composition rules are derived from the world model and proved sound, each row's `kin_type` gives "
+           "the answer person's shortest genealogical path from the person asked about (letters F M B Z S D H W), "
+           "and `glossary` defines each term the story uses. In them `target` is the index of `target_text` among "
+           "the system's terms, in the order listed here, not a v1 label.", ""]
+    for system in systems:
+        terminology = load_terminology(system)
+        words = load_kb(kinship_fields(system)["kb"]).words
+        out += [f"### {system}", "", " ".join(terminology.description.split()), "",
+                f"Source: {' '.join(terminology.source.split())}", "",
+                "Terms (`target` 0, 1, ...): " + ", ".join(f"`{w}`" for w in words) + ".", ""]
+    return out
+
+
+def fields_section(forms: bool = False, kinship: bool = False) -> list[str]:
+    """Every Parquet column (with ``forms``, those of question-form configurations too; a kinship
+    system's with ``kinship``), and v1's columns mapped onto them."""
     note = ["", FORMS_NOTE] if forms else []
-    return ["## Fields", "", *field_table(forms), *note, "", "### From CLUTRR/v1", "", *v1_table(), ""]
+    return ["## Fields", "", *field_table(forms, kinship), *note, "", "### From CLUTRR/v1", "", *v1_table(), ""]
 
 
 def render_card(built: list[tuple[ReleaseConfig, list[SplitFile]]], figures: dict[str, dict], options: BuildOptions,
@@ -357,7 +382,8 @@ def render_card(built: list[tuple[ReleaseConfig, list[SplitFile]]], figures: dic
               "1 no noise, 2 supporting, 3 irrelevant, 4 disconnected facts, 5 all three, 6 memory, 7 memory and "
               "reasoning mixed, 8 connected distractors. Long-context files add the words asked (`_w4000`) or the depth "
               "(`_d0.5`), hard-tier files the distractors (`_n1000`).", ""]
-    lines += fields_section(any(c.question() != "relation" for c, _ in built))
+    lines += kinship_section(built)
+    lines += fields_section(any(c.question() != "relation" for c, _ in built), any(c.kinship for c, _ in built))
     lines += how_made(built, options, command, writer, source)
     lines += verification_table(built, figures)
     lines += sizes_table(built, figures)

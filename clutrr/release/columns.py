@@ -50,6 +50,9 @@ DESCRIPTIONS = {
     "question": "(question-form configurations) the question asked, e.g. `Who is X's aunt?`",
     "answer": "(question-form configurations) its answer, proved from the story's facts: a name (`person`), a list "
               "of names (`people`), an integer (`count`), `yes` or `no` (`yesno`)",
+    "kin_type": "(kinship configurations) the answer person's shortest genealogical path from the person asked "
+                "about, in the letters F M B Z S D H W (`FZS`: the father's sister's son)",
+    "glossary": "(kinship configurations) a definition of each of the system's terms the story uses",
     "context": "(long-context configurations) the text's length in words, the depth asked, where the chain's "
                "sentences are (word offsets) and the padding's size",
     "difficulty": "(hard tier) the story's facts, its distractor facts with an end on the chain, and the simple "
@@ -70,11 +73,11 @@ def _type(t: Type) -> str:
 QUESTION_FIELDS = {"form": "string", "question": "string", "answer": "string, list of string or int64, by form"}
 
 
-def field_table(forms: bool = False) -> list[str]:
+def field_table(forms: bool = False, kinship: bool = False) -> list[str]:
     """One row per Parquet column: name, type, meaning (v1's 14 first); with ``forms`` the
-    columns of question-form configurations too."""
+    columns of question-form configurations too, with ``kinship`` a kinship system's two."""
     out = ["| column | type | meaning |", "|---|---|---|"]
-    for name, t in view_fields(context=True, difficulty=True).items():
+    for name, t in view_fields(context=True, kinship=kinship, difficulty=True).items():
         out.append(f"| `{name}` | {_type(t)} | {DESCRIPTIONS.get(name, UNDESCRIBED)} |")
     if forms:
         out += [f"| `{name}` | {t} | {DESCRIPTIONS[name]} |" for name, t in QUESTION_FIELDS.items()]

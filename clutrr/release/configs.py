@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from clutrr.errors import UsageError
+from clutrr.kinship.terminology import builtin_terminologies
 
 CLEAN, SUPPORTING, IRRELEVANT, DISCONNECTED = "none", "supporting", "irrelevant", "disconnected"
 
@@ -33,6 +34,7 @@ class Part:
     question: str = "relation"  # the question form its rows ask (``clutrr generate --question``)
     noise_facts: int = 2  # facts per noise type (``--noise-facts``)
     difficulty: bool = False  # records carry the difficulty record (``--difficulty``)
+    kinship: str | None = None  # tell stories in a kinship system's terms (``clutrr generate --kinship``)
 
 
 @dataclass(frozen=True)
@@ -57,6 +59,11 @@ class ReleaseConfig:
     def question(self) -> str:
         """The question form its rows ask (its parts ask one)."""
         return self.parts[0].question
+
+    @property
+    def kinship(self) -> str | None:
+        """The kinship system its stories are told in (None: the default KB's English words)."""
+        return self.parts[0].kinship
 
 
 def _robust(name: str, original: str | None, train_noise: str, rows: tuple[int, int, int], task: int,
@@ -144,20 +151,39 @@ FORM_CONFIGS = tuple(ReleaseConfig(f"{form}_train23_test2to10", f"question form 
                                    "in training, 2 to 10 in test", (Part(K2_10, train_k=(2, 3), question=form),),
                                    (8000, 2000, 900)) for form, purpose in FORM_PURPOSES.items())
 CONFIGS += FORM_CONFIGS
-BY_NAME = {c.name: c for c in CONFIGS}
+
+
+# The kinship tier: one configuration per built-in kinship system (docs/kinship.md), the
+# systematic-generalisation split told in its terms. Built by name or as ``--configs kinship``;
+# not part of the default release.
+def _kinship(system: str) -> ReleaseConfig:
+    return ReleaseConfig(f"kin_{system}_train23_test2to10", f"kinship system `{system}`: train on chains of 2 and 3 "
+                         "facts, test on 2 to 10, every story told in the system's terms with their glossary",
+                         (Part(K2_10, train_k=(2, 3), kinship=system),), (8000, 2000, 900))
+
+
+KINSHIP = tuple(_kinship(system) for system in builtin_terminologies())
+TIERS = {"kinship": KINSHIP}
+BY_NAME = {c.name: c for c in CONFIGS + KINSHIP}
 ORIGINAL_NAMES = tuple(c.name for c in CONFIGS if c.original)
 
 
 def select(names: str | None) -> tuple[ReleaseConfig, ...]:
-    """The configurations named in a comma-separated list (all when None), in table order."""
+    """The configurations named in a comma-separated list of names and tiers (:data:`TIERS`; the
+    default release when None), in table order."""
     if names is None:
         return CONFIGS
-    asked = [n.strip() for n in names.split(",") if n.strip()]
+    asked = [m for n in names.split(",") if n.strip() for m in _expand(n.strip())]
     unknown = [n for n in asked if n not in BY_NAME]
     if unknown or not asked:
         raise UsageError(f"unknown configuration {unknown[0] if unknown else names!r} "
-                         f"(choose from {', '.join(BY_NAME)})")
-    return tuple(c for c in CONFIGS if c.name in asked)
+                         f"(choose from {', '.join(BY_NAME)}, or the tier {', '.join(TIERS)})")
+    return tuple(c for c in BY_NAME.values() if c.name in asked)
+
+
+def _expand(name: str) -> list[str]:
+    """A tier's configuration names, or the one name given."""
+    return [c.name for c in TIERS[name]] if name in TIERS else [name]
 
 
 def scaled(n: int, scale: float) -> int:

@@ -23,6 +23,7 @@ from clutrr.release.figures import BLOOD_KB, config_figures
 from clutrr.release.manifest import CARD, MANIFEST, data_fingerprints, differences, file_shas, listed_differences, \
     parquet_writer, read_manifest, write_manifest
 from clutrr.release.provenance import source_state
+from clutrr.story.systems import kinship_fields
 
 SCRATCH = ".runs"
 
@@ -45,7 +46,8 @@ def build_release(root: Path, configs: tuple[ReleaseConfig, ...], options: Build
         if options.progress:
             print(f"release: {config.name} ({n}/{len(configs)})", file=sys.stderr, flush=True)
         files = build_config(config, root / config.name, options, scratch)
-        figures[config.name] = config_figures(kb, root / config.name, files, blood)
+        own = load_kb(kinship_fields(config.kinship)["kb"]) if config.kinship else kb
+        figures[config.name] = config_figures(own, root / config.name, files, blood)
         built.append((config, files))
     shutil.rmtree(scratch)
     names = [c.name for c in configs]

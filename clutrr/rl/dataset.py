@@ -12,11 +12,12 @@ under seed s+1, and any item can be produced alone, in any order or process.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import product
 from pathlib import Path
 
 from clutrr.story.generator import GeneratorConfig, make_example
+from clutrr.story.systems import kinship_fields
 from clutrr.core.noise import NOISE_KINDS
 from clutrr.eval.data import load_eval_set
 from clutrr.eval.items import make_item
@@ -30,7 +31,9 @@ class DatasetConfig:
     Items cycle through every (k, noise) combination, so each is equally represented.
     ``generator`` sets everything else (KB, templates, family sampler); note that the
     dataset's seed also fixes the template split and the held-out patterns, so a test
-    set for a training set should use the same seed with ``split="test"``.
+    set for a training set should use the same seed with ``split="test"``. ``kinship``
+    (a built-in system's name or a terminology file, as ``clutrr generate --kinship``) tells
+    the stories in that system's terms: its KB and sentences replace the generator's.
     """
 
     size: int = 1000
@@ -38,6 +41,13 @@ class DatasetConfig:
     noise: tuple[str, ...] = ("none",)
     split: str = "train"
     generator: GeneratorConfig = field(default_factory=GeneratorConfig)
+    kinship: str | None = None
+
+    def generator_config(self) -> GeneratorConfig:
+        """The generator's configuration, in the ``kinship`` system's terms when one is set."""
+        if self.kinship is None:
+            return self.generator
+        return replace(self.generator, **kinship_fields(self.kinship))
 
     def validate(self) -> None:
         """Raise ValueError for an empty or malformed configuration."""
@@ -67,7 +77,8 @@ class ProceduralDataset(_Items):
         config.validate()
         self.config = config
         self.seed = seed
-        self.kb = config.generator.kb
+        self._generator = config.generator_config()
+        self.kb = self._generator.kb
         self._combos = list(product(config.k, config.noise))
 
     def __len__(self) -> int:
@@ -80,7 +91,7 @@ class ProceduralDataset(_Items):
             raise IndexError(f"index {index} out of range for a dataset of {len(self)} items")
         index %= len(self)
         k, noise = self._combos[index % len(self._combos)]
-        ex = make_example(self.config.generator, k, noise, self.seed, index // len(self._combos), self.config.split)
+        ex = make_example(self._generator, k, noise, self.seed, index // len(self._combos), self.config.split)
         return make_item(ex.row, split=self.config.split, noise=noise, index=index, seed=self.seed,
                          pattern_heldout=ex.record["pattern_heldout"],
                          asked=ex.record if ex.question is not None else None)
@@ -95,8 +106,10 @@ class FileDataset(_Items):
     """The items of a dataset folder's files (default: the test files), read once; the rows of
     a question-form folder (``clutrr generate --question``) ask their questions."""
 
-    def __init__(self, directory: str | Path, splits: list[str] | None = None, kb: str = "kinship") -> None:
-        self.kb = kb
+    def __init__(self, directory: str | Path, splits: list[str] | None = None, kb: str = "kinship",
+                 kinship: str | None = None) -> None:
+        """``kinship``: the system the folder's stories were generated in (its KB then replaces ``kb``)."""
+        self.kb = kinship_fields(kinship)["kb"] if kinship is not None else kb
         data = load_eval_set(directory, splits, kb)
         data.forms = True
         self._items = data.items()

@@ -16,7 +16,7 @@ from clutrr.core.kb import GENDERS, KB
 from clutrr.core.native import mypyc_attr
 from clutrr.core.records import StoryRow
 from clutrr.kinship.kintypes import kin_type
-from clutrr.questions.forms import Question
+from clutrr.questions.forms import RELATION, Question
 from clutrr.render.stitching import Piece
 
 Fact = tuple[int, int, int]
@@ -114,7 +114,7 @@ class Example:
         query (story indices) and relation word it names, with that word's predicate."""
         q = cast(Question, self.question)
         return {"query": list(q.query), "target": q.target,
-                "target_predicate": self.kb.pred_names[self.kb.parse_word(q.target)[0]],
+                "target_predicate": self.kb.pred_names[self.kb.fact_predicate(q.target, self.genders[q.query[0]])],
                 "form": q.form, "question": q.text(self.names), "answer": q.answer}
 
     @property
@@ -126,15 +126,22 @@ class Example:
 
     @property
     def kin_type(self) -> str:
-        """The kin type of the answer person from the person asked about (``B``, ``FZS``)."""
+        """The kin type of the answer person from the person asked about (``B``, ``FZS``); for a
+        question of another form, of each person its answer is about, joined by commas in story
+        order (none for a count of 0)."""
+        q = self.question
+        if q is not None and q.form != RELATION:
+            return ",".join(kin_type(self.family, self.people[q.query[0]], self.people[b]) for b in q.about)
         qa, qb = self.query
         return kin_type(self.family, self.people[qa], self.people[qb])
 
     @property
     def glossary(self) -> list[str]:
-        """The definitions of the KB's words the story states, in the KB's word order (none for
-        a KB without a glossary)."""
+        """The definitions of the KB's words the story states or its question names, in the KB's
+        word order (none for a KB without a glossary)."""
         used = set(self.words)
+        if self.question is not None and self.question.form != RELATION:
+            used.add(self.question.target)
         return [self.kb.glossary[w] for w in self.kb.words if w in used and w in self.kb.glossary]
 
     @property
