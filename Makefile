@@ -32,8 +32,13 @@ install-test: $(VENV)/.installed-test
 generate: install
 	$(PY) generate.py --out data/clutrr --force
 
+# Two xdist workers, each taking whole test modules (the Ray modules together): see
+# pytest_xdist_make_scheduler in tests/conftest.py.
+TEST_WORKERS ?= 2
+PARALLEL := -n $(TEST_WORKERS) --dist loadfile
+
 test: install-test
-	$(PY) -m pytest
+	$(PY) -m pytest $(PARALLEL)
 
 # The quick part of the suite (under a minute): every test module but the slow ones listed in
 # tests/conftest.py (SLOW_MODULES). Run `make test` before submitting.
