@@ -43,7 +43,7 @@ test: install-test
 # The quick part of the suite (under a minute): every test module but the slow ones listed in
 # tests/conftest.py (SLOW_MODULES). Run `make test` before submitting.
 test-fast: install-test
-	$(PY) -m pytest --fast
+	$(PY) -m pytest --fast $(PARALLEL)
 
 # The docs as a site, built strictly (a broken link fails): build/site/index.html
 docs: install-test

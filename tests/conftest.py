@@ -40,7 +40,10 @@ SLOW_MODULES = {
     "test_probes", "test_pyg_dataset", "test_ray_quiet", "test_readme", "test_release", "test_release_reference",
     "test_robustness", "test_rl", "test_scale", "test_scale_ray_nodes", "test_scale_stores", "test_determinism",
     "test_graph", "test_pipeline", "test_recast", "test_kb_soundness", "test_checker_defects", "test_bank_check",
-    "test_cli_errors", "test_generator_properties", "test_eval", "test_composer",
+    "test_cli_errors", "test_generator_properties", "test_eval", "test_composer", "test_questions",
+    "test_faults_races", "test_faults_bounds", "test_faults_secrets", "test_fuzz", "test_bench_diagnostics",
+    "test_kinship", "test_kinship_tree", "test_baselines_data", "test_baselines_registry", "test_baselines_report",
+    "test_composer_forms", "test_form_eval", "test_diagnostics_papers", "test_family",
 }
 
 
