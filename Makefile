@@ -32,13 +32,18 @@ install-test: $(VENV)/.installed-test
 generate: install
 	$(PY) generate.py --out data/clutrr --force
 
+# Two xdist workers, each taking whole test modules (the Ray modules together): see
+# pytest_xdist_make_scheduler in tests/conftest.py.
+TEST_WORKERS ?= 2
+PARALLEL := -n $(TEST_WORKERS) --dist loadfile
+
 test: install-test
-	$(PY) -m pytest
+	$(PY) -m pytest $(PARALLEL)
 
 # The quick part of the suite (under a minute): every test module but the slow ones listed in
 # tests/conftest.py (SLOW_MODULES). Run `make test` before submitting.
 test-fast: install-test
-	$(PY) -m pytest --fast
+	$(PY) -m pytest --fast $(PARALLEL)
 
 # The docs as a site, built strictly (a broken link fails): build/site/index.html
 docs: install-test
