@@ -35,7 +35,7 @@ from clutrr.pipeline.spec import DatasetSpec
 from clutrr.story.generator import GeneratorConfig
 
 MODELS = ("composer", "gat")
-TOO_LONG = re.compile(r"cannot build k=(\d+) stories")
+TOO_LONG = re.compile(r"(?:cannot build k=|has a chain of )(\d+) (?:stories|facts)")
 SPEC = {"train_k": (2, 3), "test_k": tuple(range(2, 11)), "noise": "none", "train_rows": 2000, "test_rows": 100,
         "seed": 0}
 COMMAND = ("python -m clutrr.baselines.kinship --results baselines/results --out baselines "
