@@ -34,6 +34,14 @@ shortest first), and the prediction normalises it::
 
 (a story with no derivable path gets the training label frequencies).
 
+Speaker sex
+-----------
+In some kinship systems a term depends on the sex of the person whose relative it names (in
+Iroquois a man's sister's son is his *nephew*, a woman's is her *son*), so ``a . b`` has no single
+answer over words. With ``speaker_sex`` every relation id carries the sex of its fact's first
+person (``2 r`` for a man, ``2 r + 1`` for a woman), the label the sex of the query's head, and
+``R`` above is these 2|R| ids; a prediction adds up each word's two ids.
+
 Learning (EM over derivations, Dirichlet MAP)
 ---------------------------------------------
 A derivation ``d`` of label ``y`` from a path is a bracketing tree plus a relation at each inner
@@ -123,18 +131,21 @@ class ComposerConfig:
     max_paths: int = 16  # directed simple paths kept per story, shortest first
     max_path_length: int = 24
     chunk: int = 4096  # paths per inside pass at prediction time
+    speaker_sex: bool = False  # relation ids carry the sex of each fact's first person (see "Speaker sex")
 
 
-def story_paths(story: Story, unknown: int, max_paths: int, max_length: int) -> list[list[int]]:
+def story_paths(story: Story, unknown: int, max_paths: int, max_length: int,
+                speaker_sex: bool = False) -> list[list[int]]:
     """The relation ids along directed simple paths from the query head to its tail.
 
     Facts typed ``unknown`` are not followed. At most ``max_paths`` paths of at most
-    ``max_length`` facts, shortest first (ties in discovery order).
+    ``max_length`` facts, shortest first (ties in discovery order). With ``speaker_sex`` a fact
+    ``(u, v, r)`` has the id ``2 r + 1`` when ``u`` is female, else ``2 r``.
     """
     out_edges: dict[int, list[tuple[int, int]]] = defaultdict(list)
     for (u, v), r in zip(story.edges, story.edge_types):
         if r != unknown and u != v:
-            out_edges[u].append((v, r))
+            out_edges[u].append((v, sexed(r, story, u) if speaker_sex else r))
     head, tail = story.query
     found: list[list[int]] = []
     budget = 20000  # DFS steps: a guard against dense noisy graphs
@@ -161,11 +172,20 @@ def story_paths(story: Story, unknown: int, max_paths: int, max_length: int) -> 
     return found[:max_paths]
 
 
+def sexed(relation: int, story: Story, person: int) -> int:
+    """The id of ``relation`` said of ``person`` (first person of a fact, or the query's head):
+    ``2 relation + 1`` for a woman, else ``2 relation``; ValueError when the story gives no sexes."""
+    if not story.sexes:
+        raise ValueError(f"story {story.id}: the speaker-sex composer needs each person's gender")
+    return 2 * relation + (story.sexes[person] == "female")
+
+
 def group_paths(stories: list[Story], labels: LabelVocab, config: ComposerConfig) -> Paths:
     """Every story's paths, grouped by length into (story index, relation ids) tensors."""
     groups: dict[int, tuple[list[int], list[list[int]]]] = defaultdict(lambda: ([], []))
     for i, story in enumerate(stories):
-        for path in story_paths(story, labels.unknown_relation, config.max_paths, config.max_path_length):
+        for path in story_paths(story, labels.unknown_relation, config.max_paths, config.max_path_length,
+                                config.speaker_sex):
             idx, rels = groups[len(path)]
             idx.append(i)
             rels.append(path)
@@ -268,16 +288,21 @@ class Composer(Model):
 
     def __init__(self, config: ComposerConfig, labels: LabelVocab) -> None:
         super().__init__(config, labels)
-        r = len(labels.words)
+        r = self._ids()
         self.necessity_counts = torch.zeros(r, r, r, dtype=torch.float64)
         self.consistency_counts = torch.zeros(r, r, r, dtype=torch.float64)
         self.prior = torch.full((r,), 1.0 / r, dtype=torch.float64)
         self.table: torch.Tensor | None = None
         self.history: list[dict[str, Any]] = []
 
+    def _ids(self) -> int:
+        """The number of relation ids: the words, twice with ``speaker_sex``."""
+        return len(self.labels.words) * (2 if self.config.speaker_sex else 1)
+
     # -- learning ---------------------------------------------------------------------------
     def _split(self, stories: list[Story]) -> _Split:
-        gold = torch.tensor([s.label for s in stories], dtype=torch.long)
+        gold = torch.tensor([sexed(s.label, s, s.query[0]) if self.config.speaker_sex else s.label
+                             for s in stories], dtype=torch.long)
         return _Split(group_paths(stories, self.labels, self.config), gold)
 
     def _score(self, table: torch.Tensor, valid: _Split) -> tuple[float, float]:
@@ -292,7 +317,7 @@ class Composer(Model):
         EM is deterministic, so ``seed`` changes nothing. Returns the per-iteration history, the
         CPU and wall seconds and the number of rules (cells with ``rho >= 0.5``).
         """
-        cfg, r = self.config, len(self.labels.words)
+        cfg, r = self.config, self._ids()
         start_cpu, start_wall = time.process_time(), time.perf_counter()
         tr, va = self._split(train), self._split(valid)
         freq = torch.bincount(tr.gold, minlength=r).double() + 1.0
@@ -352,10 +377,14 @@ class Composer(Model):
         groups = group_paths(stories, self.labels, self.config)
         with torch.no_grad():
             mass = story_mass(self.table, groups, len(stories), self.config.chunk)
-        return normalise(mass, self.prior).numpy()
+        prior = self.prior
+        if self.config.speaker_sex:  # a word's mass under either sex of the head (only the head's has any)
+            mass, prior = mass.reshape(len(stories), -1, 2).sum(-1), prior.reshape(-1, 2).sum(-1)
+        return normalise(mass, prior).numpy()
 
     def composition_table(self) -> np.ndarray:
-        """The learned ``T`` (R x R x R); ``1 - T.sum(-1)`` is the mass of ⊥ per cell."""
+        """The learned ``T`` (R x R x R, over the 2R sexed ids with ``speaker_sex``); ``1 - T.sum(-1)``
+        is the mass of ⊥ per cell."""
         if self.table is None:
             raise RuntimeError("the composer has not been fitted or loaded")
         return self.table.numpy().copy()

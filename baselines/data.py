@@ -76,6 +76,7 @@ class Story:
     query: tuple[int, int]
     tokens: list[str]
     slots: list[int]
+    sexes: tuple[str, ...] = ()  # each person's gender (``male``/``female``), in the order of ``people``
 
     def placeholder_tokens(self, assignment: list[int]) -> list[str]:
         """The story's tokens with person ``i`` written ``@entity-{assignment[i]}``."""
@@ -175,6 +176,7 @@ def story_from_row(row: StoryRow, labels: LabelVocab) -> Story:
     return Story(
         id=row.id, label=label, k=row.k, people=people, edges=[tuple(e) for e in row.story_edges],
         edge_types=types, query=tuple(row.query_edge), tokens=tokens, slots=slots,
+        sexes=tuple(gender for _, gender in row.genders),
     )
 
 

@@ -81,14 +81,17 @@ def build_data(system: str, spec: dict[str, Any], work: Path, progress: bool) ->
 
 
 def measure(model: str, system: str, folder: Path, runs: Path) -> dict[str, Any]:
-    """Train ``model`` once on ``folder`` (checkpoint under ``runs``); its accuracy by k and CPU seconds."""
+    """Train ``model`` once on ``folder`` (checkpoint under ``runs``); its accuracy by k and CPU seconds.
+    The composer reads the sex of each fact's first person in a speaker-sensitive system."""
     from clutrr.baselines.results import by_k
     from clutrr.baselines.train import train_and_evaluate
     from clutrr.kinship.derive import kinship_kb_path
+    from clutrr.kinship.terminology import load_terminology
 
     clock = time.process_time()
+    sexed = model == "composer" and load_terminology(system).speaker_sensitive
     doc = train_and_evaluate(model, folder, seed=0, runs=1, threads=1, out=runs / f"{model}-{label(system)}",
-                             force=True, kb=kinship_kb_path(system))
+                             force=True, kb=kinship_kb_path(system), overrides={"speaker_sex": True} if sexed else None)
     curve = by_k(doc, doc["folders"][0]["name"])
     return {"by_k": {str(k): {"accuracy": round(mean, 4), "n": n} for k, (mean, _, n) in curve.items()},
             "cpu_seconds": round(time.process_time() - clock, 1), "train_rows": doc["train_rows"],

@@ -52,7 +52,7 @@ def _translated(row: StoryRow, k: int, labels: LabelVocab, reading: dict[tuple[s
     types += [labels.unknown_relation] * (len(row.story_edges) - len(types))
     tokens, slots = tokenize(row.story, people)
     story = Story(id=row.id, label=0, k=k, people=people, edges=[tuple(e) for e in row.story_edges],
-                  edge_types=types, query=tuple(row.query_edge), tokens=tokens, slots=slots)
+                  edge_types=types, query=tuple(row.query_edge), tokens=tokens, slots=slots, sexes=tuple(sexes))
     return story, lost, len(row.story_edges)
 
 

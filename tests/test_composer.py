@@ -140,3 +140,36 @@ def test_impossible_word_pairs_are_left_out_of_the_kb_instances():
     possible = possible_word_pairs(tuple(LABELS.words))
     assert not possible[W["husband"], W["husband"]] and not possible[W["father"], W["husband"]]
     assert possible[W["father"], W["wife"]] and possible[W["son"], W["father"]]
+
+
+def speaker_stories(n: int) -> list[Story]:
+    """Two-fact stories where the answer hangs on the sex of the person asked about, as in Iroquois:
+    a man's sister's son is his nephew, a woman's is her son (English words, Iroquois pattern)."""
+    out = []
+    for i in range(n):
+        sex = ("male", "female")[i % 2]
+        s = story([(0, 1, "sister"), (1, 2, "son")], (0, 2), "nephew" if sex == "male" else "son")
+        s.sexes = (sex, "female", "male")
+        out.append(s)
+    return out
+
+
+def test_the_speaker_sex_composer_learns_a_rule_that_hangs_on_the_speakers_sex():
+    train, test = speaker_stories(40), speaker_stories(10)
+    gold = [s.label for s in test]
+    plain = Composer(ComposerConfig(), LABELS)
+    plain.fit(train, [], progress=False)
+    assert (plain.predict_proba(test).argmax(1) == gold).mean() == 0.5  # one answer for both sexes
+    sexed_model = Composer(ComposerConfig(speaker_sex=True), LABELS)
+    sexed_model.fit(train, [], progress=False)
+    probs = sexed_model.predict_proba(test)
+    assert probs.shape == (len(test), len(LABELS.words)) and np.allclose(probs.sum(1), 1.0)
+    assert (probs.argmax(1) == gold).all()
+    assert story_paths(test[1], LABELS.unknown_relation, 16, 24, speaker_sex=True) == [
+        [2 * W["sister"] + 1, 2 * W["son"] + 1]]
+
+
+def test_the_speaker_sex_composer_needs_genders():
+    with pytest.raises(ValueError, match="gender"):
+        Composer(ComposerConfig(speaker_sex=True), LABELS).fit([story([(0, 1, "sister"), (1, 2, "son")], (0, 2))], [],
+                                                                progress=False)
