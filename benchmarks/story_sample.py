@@ -13,7 +13,7 @@ from __future__ import annotations
 import sys
 
 from clutrr.core.kb import load_kb
-from clutrr.core.noise import NOISE_KINDS
+from clutrr.core.noise import PATH_NOISE_KINDS  # the kinds the hand-read sample was drawn over (tasks 1-5)
 from clutrr.render.statements import Facts, analyse, tokenize
 from clutrr.render.world import meaning_flags
 from clutrr.story.generator import GeneratorConfig, make_example
@@ -26,9 +26,9 @@ def plan(n: int = 60) -> list[tuple[int, str, int, int, str]]:
     """(k, noise, index, context words, depth) of the first n stories of the sample."""
     out = []
     for i in range(min(n, 50)):
-        out.append((2 + i % 19, NOISE_KINDS[i % len(NOISE_KINDS)], i, 0, "0.5"))
+        out.append((2 + i % 19, PATH_NOISE_KINDS[i % len(PATH_NOISE_KINDS)], i, 0, "0.5"))
     for j in range(max(0, n - 50)):
-        out.append((2 + (3 * j) % 19, NOISE_KINDS[j % len(NOISE_KINDS)], 50 + j, 500, DEPTHS[j % len(DEPTHS)]))
+        out.append((2 + (3 * j) % 19, PATH_NOISE_KINDS[j % len(PATH_NOISE_KINDS)], 50 + j, 500, DEPTHS[j % len(DEPTHS)]))
     return out
 
 
