@@ -160,6 +160,7 @@ def test_the_bitset_closure_check_agrees_with_the_matrix_one():
     (["--noise-facts", "1001"], "--noise-facts must be in 1..1,000, got 1001"),
     (["--generations", "12"], "at most 10,000 are supported"),
     (["--kinship", "hawaiian", "--k", "40", "--test-k", "none"], "not supported with --kinship yet"),
+    (["--difficulty", "--format", "csv"], "--format csv writes neither: add jsonl or parquet"),
 ])
 def test_beyond_the_maxima_is_one_line(tmp_path, args, fragment):
     one_line(run_generate(*args, "--out", str(tmp_path / "d")), fragment)

@@ -206,12 +206,16 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--discard-edits goes with --force")
     if args.address is not None and args.engine != "ray":
         raise UsageError("--address names a Ray cluster: use it with --engine ray")
+    formats = parse_formats(args.format)
+    if args.difficulty and not {"jsonl", "parquet"} & set(formats):
+        raise UsageError(f"--difficulty adds a record to JSONL and Parquet rows, and --format {args.format} "
+                         "writes neither: add jsonl or parquet to --format")
     workers = _workers(args)
     run = RunOptions(workers=workers, engine=args.engine, address=args.address, resume=args.resume,
                      shard=None if args.shard is None else (args.shard, args.num_shards), progress=not args.quiet,
                      discard_edits=args.discard_edits, stall=args.stall_timeout)
     result = write_dataset(spec, args.out, force=args.force, args=recorded_arguments(args),
-                           formats=parse_formats(args.format), rows_per_shard=args.rows_per_shard, run=run)
+                           formats=formats, rows_per_shard=args.rows_per_shard, run=run)
     if args.shard is not None:
         print(f"job {args.shard} of {args.num_shards}: {result['generated']} of its {result['shards']} shards generated"
               f" into {result['work']}; when every job is done, run the same command without --shard"
