@@ -113,9 +113,10 @@ def test_what_is_kept_for_speed_never_changes_an_example():
 
 
 def test_kept_shapes_and_plans_stay_bounded_and_never_change_an_example(monkeypatch):
-    """Long chains rarely repeat a shape: the kept shapes and render plans are capped (a k=10
-    run once held 0.5 GB of them), and the caps, cleared often, change no example."""
-    import clutrr.render.stitching as stitching
+    """Long chains rarely repeat a shape: the kept shapes and render plans are capped in chain
+    facts (a k=10 run once held 0.5 GB of them, a k=100 run 150 MB under a cap in entries), and
+    the caps, cleared often, change no example."""
+    import clutrr.render.templates as templates
     import clutrr.render.usable as usable
     import clutrr.story.generator as generator
 
@@ -128,10 +129,24 @@ def test_kept_shapes_and_plans_stay_bounded_and_never_change_an_example(monkeypa
     requests = [(k, noise, i) for k in (3, 10) for noise in ("none", "all") for i in range(40)]
     cold()
     roomy = {r: make_example(CONFIG, r[0], r[1], 9, r[2]).record for r in requests}
-    monkeypatch.setattr(generator, "SHAPES_KEPT", 3)
-    monkeypatch.setattr(stitching, "COVER_CACHE", 3)
+    monkeypatch.setattr(generator, "SHAPE_FACTS", 10)
+    monkeypatch.setattr(templates, "COVER_FACTS", 10)
     cold()
     for r in requests:
         assert make_example(CONFIG, r[0], r[1], 9, r[2]).record == roomy[r]
         ctx = generator._LAST_CONTEXT[0][5]
-        assert len(ctx.shapes) <= 3 and len(ctx.bank.covers) <= 3
+        assert 0 < ctx.shapes.facts <= 10 and 0 < ctx.bank.covers.facts <= 10
+
+
+def test_a_fact_memo_forgets_everything_before_passing_its_budget():
+    from clutrr.core.memo import FactMemo
+
+    memo = FactMemo(10)
+    assert memo.keep("a", 1, 4) == 1 and memo.keep("b", 2, 6) == 2
+    assert dict(memo) == {"a": 1, "b": 2} and memo.facts == 10
+    memo.keep("c", 3, 1)  # 11 facts would pass the budget: the old entries go first
+    assert dict(memo) == {"c": 3} and memo.facts == 1
+    memo.keep("long", 4, 25)  # one entry above the budget is still kept, alone
+    assert dict(memo) == {"long": 4} and memo.facts == 25
+    memo.clear()
+    assert not memo and memo.facts == 0

@@ -119,12 +119,10 @@ class TextTally:
         key = (words, heads)
         cover = bank.own_spans.get(key)
         if cover is None:
-            if len(bank.own_spans) >= 1 << 16:
-                bank.own_spans.clear()
             has_own = bank.has_own
-            cover = bank.own_spans[key] = tuple(
+            cover = bank.own_spans.keep(key, tuple(
                 (n, k - n + 1, sum(has_own(words[i:i + n], heads[i]) for i in range(k - n + 1)))
-                for n in self.spans if k >= n)
+                for n in self.spans if k >= n), k)
         spans, covered = self.spans, self.covered
         for n, count, own in cover:
             spans[n] += count

@@ -30,9 +30,6 @@ def _open(templates: list[Template], used: set[str] | frozenset[str]) -> bool:
     return any(t.id not in used for t in templates)
 
 
-COVER_CACHE = 4096  # path plans kept per bank (one per words and head genders)
-
-
 class PathPlan:
     """What rendering one sequence of relation words (with the genders of each fact's first
     person) needs from a bank, worked out once and kept on the bank: the valid piece lengths
@@ -129,12 +126,9 @@ def path_plan(bank: Bank, words: tuple[str, ...], heads: tuple[str, ...], max_pi
     """The bank's :class:`PathPlan` for these words and head genders (pieces of at most ``max_piece`` facts)."""
     longest = min(max_piece, bank.max_len)
     key = (words, heads, longest)
-    cache = bank.covers
-    plan = cache.get(key)
+    plan = bank.covers.get(key)
     if plan is None:
-        if len(cache) >= COVER_CACHE:
-            cache.clear()
-        plan = cache[key] = PathPlan(bank, words, heads, longest)
+        plan = bank.covers.keep(key, PathPlan(bank, words, heads, longest), len(words))
     return cast(PathPlan, plan)
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import yaml
 
+from clutrr.core.memo import FactMemo
 from clutrr.errors import yaml_error_line
 from clutrr.render.normalise import normalise
 from clutrr.render.slots import slot_forms
@@ -28,6 +29,9 @@ GENDER_KEYS = ("any", "male", "female")
 # that test stories (k=2..10) and training stories (k=2,3) have about the same share of distinct
 # sentence frames (`clutrr paraphrases check` prints it; docs/text.md).
 TEST_SHARE = {1: 0.6, 2: 0.35, 3: 0.25}
+# work kept per bank and chain shape, counted in chain facts (about 4,000 and 50,000 shapes at k=2,3)
+COVER_FACTS = 16_384  # render plans (clutrr.render.stitching.path_plan)
+OWN_SPAN_FACTS = 1 << 17  # text measures (clutrr.render.measures.TextTally)
 SLOT = re.compile(r"\{([A-D])(?:\.([^{}]*))?\}")
 
 
@@ -141,9 +145,9 @@ class Bank:
             self.by_clause.setdefault(t.clause, []).append(t)
         self.max_len = max((len(c) for c in self.by_clause), default=0)
         self._choices: dict[tuple[tuple[str, ...], str], list[Template]] = {}
-        self.covers: dict[tuple, object] = {}  # cover tables of clutrr.render.stitching.sample_cover
+        self.covers = FactMemo(COVER_FACTS)  # cover tables of clutrr.render.stitching.sample_cover
         self._own: dict[tuple[tuple[str, ...], str], bool] = {}
-        self.own_spans: dict[tuple, tuple] = {}  # text measures of clutrr.render.measures.TextTally, per chain
+        self.own_spans = FactMemo(OWN_SPAN_FACTS)  # text measures of clutrr.render.measures.TextTally, per chain
         self._ids: dict[tuple[tuple[str, ...], str], frozenset[str]] = {}
         self._by_id: dict[str, Template] | None = None
 

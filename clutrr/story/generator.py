@@ -23,6 +23,7 @@ from clutrr.errors import UsageError
 from clutrr.core.family import DENSE_MAX_PEOPLE, Family, FamilyConfig
 from clutrr.core.kb import GENDERS, KB, KBError, load_kb
 from clutrr.core.large_family import draw_family
+from clutrr.core.memo import FactMemo
 from clutrr.core.memory import (MEMORY_TASK, QUERY_KINDS, chain_targets, check_retrieval, pick_stated, row_kind,
                                 story_facts)
 from clutrr.core.names import load_names
@@ -51,7 +52,8 @@ PROBE_FAMILIES = 40
 FAMILY_CHECK_MAX = 64  # up to this size, checking a whole family once is cheaper than each story
 FAMILIES_KEPT = 16  # per context: the families of the last few blocks
 WINDOW_FAMILIES_KEPT = 4  # of families above half DENSE_MAX_PEOPLE (about 11 MB each at 600 people)
-SHAPES_KEPT = 4096  # per context: chain shapes (each holds a render plan; long chains rarely repeat)
+HELDOUT_MEMO_K = 10  # held-out flags of patterns up to this length are remembered
+SHAPE_FACTS = 16_384  # per context: chain shapes kept, counted in facts (each holds a render plan)
 SET_REDRAWS = 8  # stories drawn for a people question before the first whose set has one name is taken
 CYK_MAX_K = 8  # clean chains up to this length are checked by their CYK table instead
 SPLITS = ("train", "test")
@@ -152,10 +154,19 @@ def uuid4_text(n: int) -> str:
     return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
-@lru_cache(maxsize=1 << 16)
 def pattern_heldout(pattern: str, k: int, seed: int, fraction: float) -> bool:
-    """Whether a relation-word pattern of length k > 2 is reserved for test."""
+    """Whether a relation-word pattern of length k > 2 is reserved for test (remembered for
+    short patterns, which repeat; long ones rarely do)."""
+    if k > HELDOUT_MEMO_K:
+        return _heldout(pattern, k, seed, fraction)
+    return _heldout_memo(pattern, k, seed, fraction)
+
+
+def _heldout(pattern: str, k: int, seed: int, fraction: float) -> bool:
     return k > 2 and fraction > 0 and stable_hash("pattern", seed, pattern) < fraction * 2**64
+
+
+_heldout_memo = lru_cache(maxsize=1 << 16)(_heldout)
 
 
 def check_request(k: int, noise: str, split: str, config: GeneratorConfig) -> None:
@@ -355,7 +366,7 @@ class _Context:
     example_hash: _HashPrefix  # stable_hash("example", seed, split, k, noise, ...)
     id_hash: _HashPrefix  # stable_hash("id", seed, split, k, noise, ..., size=16)
     families: dict = field(default_factory=dict, compare=False)  # family key -> Family (the last few)
-    shapes: dict = field(default_factory=dict, compare=False)  # chain predicates and genders -> _Shape
+    shapes: FactMemo = field(default_factory=lambda: FactMemo(SHAPE_FACTS), compare=False)  # chain -> _Shape
     orders: dict = field(default_factory=dict, compare=False)  # target words' order per (kind, block)
 
 
@@ -390,10 +401,8 @@ def _shape(ctx: _Context, config: GeneratorConfig, seed: int, chain: Chain, gend
         words = tuple([kb.word(p, people[i + 1]) for i, p in enumerate(chain.preds)])
         pattern = "-".join(words)
         heads = tuple([GENDERS[g] for g in people[:-1]])
-        if len(ctx.shapes) >= SHAPES_KEPT:
-            ctx.shapes.clear()
-        hit = ctx.shapes[key] = _Shape(words, pattern, pattern_heldout(pattern, k, seed, config.holdout), heads,
-                                       path_plan(ctx.bank, words, heads, config.max_piece))
+        hit = ctx.shapes.keep(key, _Shape(words, pattern, pattern_heldout(pattern, k, seed, config.holdout), heads,
+                                          path_plan(ctx.bank, words, heads, config.max_piece)), k)
     return hit
 
 
