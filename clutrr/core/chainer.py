@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from typing import Iterator, cast
+from typing import cast
 
 import numpy as np
 
@@ -87,18 +87,6 @@ def target_pairs(family: Family, pred: int, gender: int) -> list[tuple[int, int]
     return word_pairs(family).pairs((pred, gender))
 
 
-def in_random_order(groups: tuple, rand) -> Iterator:
-    """The items of each group in uniformly random order, group after group (drawn lazily)."""
-    for group in groups:
-        items = list(group)
-        n = len(items)
-        while n:
-            i = int(rand() * n)
-            yield items[i]
-            n -= 1
-            items[i] = items[n]
-
-
 _RULE_GROUPS: dict[tuple[int, WordMask | None], tuple[KB, list[tuple]]] = {}
 
 
@@ -121,8 +109,9 @@ def _rule_groups(kb: KB, allowed: WordMask | None) -> list[tuple]:
 
 def _expansion(edge_groups: tuple, rule_groups: list[tuple], people: list[int], preds: list[int],
                rows: list[list[int]], cols: list[list[int]], used: int, rand) -> tuple[int, int, int, int] | None:
-    """The first (fact, rule) that can be grounded, drawn as :func:`in_random_order` draws
-    facts and, for each fact, its rules: (fact index, r1, r2, the people who could be c)."""
+    """The first (fact, rule) that can be grounded, facts and then each fact's rules drawn in
+    uniformly random order, lazily (one ``rand()`` per item drawn): (fact index, r1, r2, the
+    people who could be c)."""
     for group in edge_groups:
         items = list(group)
         n = len(items)
