@@ -17,7 +17,7 @@ import numpy as np
 from clutrr.core.chainer import Chain
 from clutrr.core.family import Family
 from clutrr.core.genealogy import bit_rows
-from clutrr.core.kb import random_bit
+from clutrr.core.draws import random_bit
 from clutrr.core.vocabulary import WordMask
 
 PATH_NOISE_KINDS = ("none", "supporting", "irrelevant", "disconnected", "all")  # the original tasks 1-5
