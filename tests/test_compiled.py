@@ -109,6 +109,26 @@ def test_an_example_pickles_in_both_builds(compiled_tree, tmp_path):
         assert done.stdout == f"{build} True True True\n", done.stderr[-2000:]
 
 
+WALKS = """
+import hashlib, clutrr
+from clutrr.io.rows import json_line
+config = clutrr.GeneratorConfig()
+lines = b"".join(json_line(clutrr.make_example(config, 10, "all", 0, i).record) for i in range(20))
+print(clutrr.BUILD, hashlib.sha256(lines).hexdigest())
+"""
+
+
+def test_noise_walks_that_give_up_in_both_builds(compiled_tree, tmp_path):
+    """Seed 0, k=10, all noise: index 14's supporting walk tries its 12 pairs and gives up (a
+    compiled ``zip`` over a compiled generator once raised SystemError there)."""
+    out = {}
+    for tree, build in ((compiled_tree, "compiled"), (None, "pure Python")):
+        done = run(tree, "-c", WALKS, cwd=tmp_path, cli=False)
+        assert done.returncode == 0 and done.stdout.startswith(build + " "), done.stderr[-2000:]
+        out[build] = done.stdout.split()[-1]
+    assert out["compiled"] == out["pure Python"]
+
+
 @pytest.mark.parametrize("name", sorted(CONFIGS))
 def test_compiled_and_pure_write_the_same_bytes(compiled_tree, tmp_path, name):
     argv = ("generate", "--quiet", "--seed", "3", *CONFIGS[name])

@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from clutrr.core.draws import below, sample_indices
+from clutrr.core.draws import below, sample_indices, seeded, shuffle
 
 
 def test_sample_matches_the_standard_library():
@@ -30,3 +30,20 @@ def test_below_matches_randrange():
             ours, theirs = random.Random(seed), random.Random(seed)
             assert below(ours.getrandbits, n) == theirs.randrange(n), (seed, n)
             assert ours.getstate() == theirs.getstate()
+
+
+def test_seeded_has_the_state_of_random_random():
+    for n in (0, 1, 7, 2**32, 2**64 - 1, 2**127 + 5, 2**200):
+        ours = seeded(n)
+        assert ours.getstate() == random.Random(n).getstate(), n
+        assert ours.random() == random.Random(n).random()
+
+
+def test_shuffle_matches_the_standard_library():
+    for seed in range(200):
+        for n in (0, 1, 2, 3, 9, 40):
+            ours, theirs = random.Random(seed), random.Random(seed)
+            mine, yours = list(range(n)), list(range(n))
+            shuffle(ours, mine)
+            theirs.shuffle(yours)
+            assert mine == yours and ours.getstate() == theirs.getstate(), (seed, n)

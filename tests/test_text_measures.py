@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
 
 from clutrr.story.generator import GeneratorConfig, banks, make_example
 from clutrr.render.measures import TextTally, story_self_possessive, template_self_possessive
@@ -63,3 +65,12 @@ def test_unknown_template_falls_back_to_tokenising():
     tally = TextTally(banks(config, 0))
     tally.add(rec)
     assert tally.self_possessive == story_self_possessive(rec)
+
+
+def test_a_worker_does_not_load_the_statement_reader():
+    """The reader (clutrr.render.statements and its shapes) is imported only when a template
+    lacks its flag or a story must be read: not by a generate worker's modules (start-up time)."""
+    code = ("import sys, clutrr.pipeline.tasks, clutrr.render.measures; "
+            "print(sorted(m for m in sys.modules if m.startswith(('clutrr.render.statements', 'clutrr.render.shapes'))))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"

@@ -3,12 +3,13 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from typing import Iterator, cast
+from typing import Callable, Sequence, cast
 
 import numpy as np
 
 from clutrr.core.family import Family
-from clutrr.core.kb import KB, random_bit
+from clutrr.core.draws import random_bit
+from clutrr.core.kb import KB
 from clutrr.core.native import mypyc_attr
 from clutrr.core.vocabulary import WordMask
 
@@ -87,28 +88,17 @@ def target_pairs(family: Family, pred: int, gender: int) -> list[tuple[int, int]
     return word_pairs(family).pairs((pred, gender))
 
 
-def in_random_order(groups: tuple, rand) -> Iterator:
-    """The items of each group in uniformly random order, group after group (drawn lazily)."""
-    for group in groups:
-        items = list(group)
-        n = len(items)
-        while n:
-            i = int(rand() * n)
-            yield items[i]
-            n -= 1
-            items[i] = items[n]
+Rules = tuple[tuple[int, int], ...]
+_RULE_GROUPS: dict[tuple[int, WordMask | None], tuple[KB, list[tuple[Rules, ...]]]] = {}
 
 
-_RULE_GROUPS: dict[tuple[int, WordMask | None], tuple[KB, list[tuple]]] = {}
-
-
-def _rule_groups(kb: KB, allowed: WordMask | None) -> list[tuple]:
+def _rule_groups(kb: KB, allowed: WordMask | None) -> list[tuple[Rules, ...]]:
     """Per head predicate, its rules in groups tried in turn: with ``allowed``, rules whose
     two facts can both be stated by allowed words come first, then those with one."""
     key = (id(kb), allowed)
     hit = _RULE_GROUPS.get(key)
     if hit is None:  # the entry keeps kb alive, so its id is never reused by another KB
-        groups: list[tuple]
+        groups: list[tuple[Rules, ...]]
         if allowed is None:
             groups = [(rules,) for rules in kb.by_head]
         else:
@@ -119,10 +109,12 @@ def _rule_groups(kb: KB, allowed: WordMask | None) -> list[tuple]:
     return hit[1]
 
 
-def _expansion(edge_groups: tuple, rule_groups: list[tuple], people: list[int], preds: list[int],
-               rows: list[list[int]], cols: list[list[int]], used: int, rand) -> tuple[int, int, int, int] | None:
-    """The first (fact, rule) that can be grounded, drawn as :func:`in_random_order` draws
-    facts and, for each fact, its rules: (fact index, r1, r2, the people who could be c)."""
+def _expansion(edge_groups: tuple[Sequence[int], ...], rule_groups: list[tuple[Rules, ...]], people: list[int],
+               preds: list[int], rows: list[list[int]], cols: list[list[int]], used: int,
+               rand: Callable[[], float]) -> tuple[int, int, int, int] | None:
+    """The first (fact, rule) that can be grounded, facts and then each fact's rules drawn in
+    uniformly random order, lazily (one ``rand()`` per item drawn): (fact index, r1, r2, the
+    people who could be c)."""
     for group in edge_groups:
         items = list(group)
         n = len(items)
@@ -132,8 +124,8 @@ def _expansion(edge_groups: tuple, rule_groups: list[tuple], people: list[int], 
             n -= 1
             items[i] = items[n]
             a, b = people[e], people[e + 1]
-            for rules in rule_groups[preds[e]]:
-                rules = list(rules)
+            for group_rules in rule_groups[preds[e]]:
+                rules = list(group_rules)
                 m = len(rules)
                 while m:
                     j = int(rand() * m)
@@ -176,7 +168,7 @@ def backward_chain(family: Family, kb: KB, k: int, x: int, z: int, rng: random.R
 
     for left in range(k - 1, 0, -1):
         if allowed is None:
-            edge_groups: tuple = (range(len(preds)),)
+            edge_groups: tuple[Sequence[int], ...] = (range(len(preds)),)
         else:
             bad = [i for i in range(len(preds)) if banned(i)]
             if len(bad) > left:

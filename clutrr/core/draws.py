@@ -1,5 +1,7 @@
 """Random draws with the standard library's results and less overhead, for the generator's hot paths.
 
+:func:`seeded`, :func:`shuffle` and :func:`below` give the state, order and result of
+``random.Random(n)``, ``rng.shuffle`` and ``rng.randrange``.
 :func:`sample_indices` makes exactly the ``getrandbits`` calls of ``random.Random.sample``
 (CPython 3.10 and later) and returns the positions it would pick, so callers can sample a
 population they never build as a list. ``tests/test_draws.py`` compares the two.
@@ -8,7 +10,12 @@ from __future__ import annotations
 
 import random
 from math import ceil, log
-from typing import Callable
+from typing import Any, Callable
+
+import _random
+
+_new = random.Random.__new__
+_seed = _random.Random.seed
 
 
 def below(getrandbits: Callable[[int], int], n: int) -> int:
@@ -18,6 +25,31 @@ def below(getrandbits: Callable[[int], int], n: int) -> int:
     while j >= n:
         j = getrandbits(bits)
     return j
+
+
+def random_bit(mask: int, rand: Callable[[], float]) -> int:
+    """A uniformly random set bit of a non-zero ``mask`` (its index), using ``rand()`` in [0, 1)."""
+    for _ in range(int(rand() * mask.bit_count())):
+        mask &= mask - 1
+    return (mask & -mask).bit_length() - 1
+
+
+def seeded(n: int) -> random.Random:
+    """``random.Random(n)`` for an int ``n``: the same state, seeded once by the C seed
+    (``Random.__init__`` and ``Random.seed`` run Python code around that call, per story)."""
+    rng = _new(random.Random)
+    _seed(rng, n)
+    state: Any = rng
+    state.gauss_next = None  # what Random.seed sets besides the C state (getstate reads it)
+    return rng
+
+
+def shuffle(rng: random.Random, items: list) -> None:
+    """``rng.shuffle(items)``: the same draws and order."""
+    getrandbits = rng.getrandbits
+    for i in range(len(items) - 1, 0, -1):
+        j = below(getrandbits, i + 1)
+        items[i], items[j] = items[j], items[i]
 
 
 def sample_indices(rng: random.Random, n: int, k: int) -> list[int]:

@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import yaml
 
+from clutrr.core.draws import random_bit  # noqa: F401  (kept importable from here)
 from clutrr.errors import yaml_error_line
 from clutrr.paths import data_dir
 
@@ -169,13 +170,6 @@ class KB:
                 [a for (a, _), _ in rules], [b for (_, b), _ in rules], [c for _, c in rules],
                 has_inverse, [self.predicates[p].inverse for p in has_inverse]))
         return self._arrays
-
-
-def random_bit(mask: int, rand) -> int:
-    """A uniformly random set bit of a non-zero ``mask`` (its index), using ``rand()`` in [0, 1)."""
-    for _ in range(int(rand() * mask.bit_count())):
-        mask &= mask - 1
-    return (mask & -mask).bit_length() - 1
 
 
 def bits(mask: int) -> list[int]:

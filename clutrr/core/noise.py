@@ -14,10 +14,10 @@ import random
 
 import numpy as np
 
-from clutrr.core.chainer import Chain, in_random_order
+from clutrr.core.chainer import Chain
 from clutrr.core.family import Family
 from clutrr.core.genealogy import bit_rows
-from clutrr.core.kb import random_bit
+from clutrr.core.draws import random_bit
 from clutrr.core.vocabulary import WordMask
 
 PATH_NOISE_KINDS = ("none", "supporting", "irrelevant", "disconnected", "all")  # the original tasks 1-5
@@ -72,7 +72,12 @@ class _Walker:
         k = chain.k
         relation = self.family.relation
         pairs = [(i, j) for i in range(k + 1) for j in range(i + 1 if n > 1 else i + 2, k + 1) if (i, j) != (0, k)]
-        for _, (i, j) in zip(range(12), in_random_order((pairs,), self.rand)):
+        rand, left = self.rand, len(pairs)
+        for _ in range(min(12, left)):  # up to 12 pairs in uniformly random order (in_random_order's draws)
+            pick = int(rand() * left)
+            i, j = pairs[pick]
+            left -= 1
+            pairs[pick] = pairs[left]
             u, v = chain.people[i], chain.people[j]
             if n == 1:
                 if self.out[u] >> v & 1:
@@ -96,7 +101,13 @@ class _Walker:
         return None
 
     def irrelevant(self, chain: Chain, n: int) -> list[Fact] | None:
-        for _, u in zip(range(8), in_random_order((chain.people,), self.rand)):
+        people, rand = list(chain.people), self.rand
+        left = len(people)
+        for _ in range(min(8, left)):  # up to 8 chain people in uniformly random order (in_random_order's draws)
+            pick = int(rand() * left)
+            u = people[pick]
+            left -= 1
+            people[pick] = people[left]
             found = self.walk(u, n, self.used)
             if found is not None:
                 facts, self.used = found

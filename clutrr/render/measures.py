@@ -12,7 +12,6 @@ tokenised whole.
 from __future__ import annotations
 
 from clutrr.core.native import mypyc_attr
-from clutrr.render.statements import self_possessives, tokenize
 from clutrr.render.stitching import Piece
 from clutrr.render.templates import Bank, Template
 
@@ -31,6 +30,8 @@ def template_self_possessive(t: Template) -> bool:
     that person's possessive in one sentence ("[X] lent [X]'s car")."""
     hit = _SELF_POSSESSIVE.get(t.id)
     if hit is None:
+        from clutrr.render.statements import self_possessives, tokenize  # the reader: only for a template not flagged
+
         names = [f"[P{i}]" for i in range(4)]
         text = t.render(names, [0] * 4)
         hit = _SELF_POSSESSIVE[t.id] = bool(self_possessives(tokenize(text, [0] * 4, {n[1:-1]: i for i, n in
@@ -49,6 +50,8 @@ def story_self_possessive(rec: dict) -> bool:
 
 
 def _text_self_possessive(story: str, people: list[str]) -> bool:
+    from clutrr.render.statements import self_possessives, tokenize  # the reader: loaded only when a story is read
+
     names = {n: i for i, n in enumerate(people)}
     return bool(self_possessives(tokenize(story, [0] * len(names), names), story))
 

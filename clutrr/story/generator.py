@@ -16,7 +16,7 @@ import yaml
 from clutrr.core.chainer import Chain, backward_chain, present_targets, target_pairs, word_pairs
 from clutrr.core.closed_among import closed_among
 from clutrr.core.distractors import CONNECTED, MAX_NOISE_FACTS, connected_noise
-from clutrr.core.draws import sample_indices
+from clutrr.core.draws import sample_indices, seeded, shuffle
 from clutrr.core.entailment import chain_entailment, relations_closed, story_closure
 from clutrr.core.native import mypyc_attr
 from clutrr.errors import UsageError
@@ -57,6 +57,7 @@ SHAPE_FACTS = 16_384  # per context: chain shapes kept, counted in facts (each h
 SET_REDRAWS = 8  # stories drawn for a people question before the first whose set has one name is taken
 CYK_MAX_K = 8  # clean chains up to this length are checked by their CYK table instead
 SPLITS = ("train", "test")
+Fact = tuple[int, int, int]
 
 
 @mypyc_attr(native_class=False)
@@ -259,7 +260,7 @@ def _family(ctx: _Context, key: tuple) -> Family:
     families = ctx.families
     fam = families.get(key)
     if fam is None:
-        fam = draw_family(ctx.family, ctx.kb, random.Random(stable_hash("family", *key)))
+        fam = draw_family(ctx.family, ctx.kb, seeded(stable_hash("family", *key)))
         kept = WINDOW_FAMILIES_KEPT if fam.size > DENSE_MAX_PEOPLE // 2 else FAMILIES_KEPT
         if len(families) >= kept:
             for old in list(families)[:len(families) - kept + 1]:  # the oldest
@@ -365,6 +366,7 @@ class _Context:
     family: FamilyConfig  # what families of this k are sampled with
     example_hash: _HashPrefix  # stable_hash("example", seed, split, k, noise, ...)
     id_hash: _HashPrefix  # stable_hash("id", seed, split, k, noise, ..., size=16)
+    words: list[tuple[str | None, str | None]]  # [predicate][gender]: KB.word, read without a call
     families: dict = field(default_factory=dict, compare=False)  # family key -> Family (the last few)
     shapes: FactMemo = field(default_factory=lambda: FactMemo(SHAPE_FACTS), compare=False)  # chain -> _Shape
     orders: dict = field(default_factory=dict, compare=False)  # target words' order per (kind, block)
@@ -389,7 +391,8 @@ def _context(config: GeneratorConfig, seed: int, split: str, k: int, noise: str)
     return _Context(kb, banks(config, seed)[split], allowed, word_mask(kb, vocabulary.targets),
                     offered_targets(config, k), offered_targets(config, 1) if config.query != "reasoning" else (),
                     _family_config(config, k, noise), _HashPrefix("example", seed, split, k, noise),
-                    _HashPrefix("id", seed, split, k, noise, size=16))
+                    _HashPrefix("id", seed, split, k, noise, size=16),
+                    [p.words for p in kb.predicates])
 
 
 def _shape(ctx: _Context, config: GeneratorConfig, seed: int, chain: Chain, genders: list[int]) -> _Shape:
@@ -397,8 +400,8 @@ def _shape(ctx: _Context, config: GeneratorConfig, seed: int, chain: Chain, gend
     key = (*chain.preds, *people)
     hit = ctx.shapes.get(key)
     if hit is None:
-        kb, k = ctx.kb, chain.k
-        words = tuple([kb.word(p, people[i + 1]) for i, p in enumerate(chain.preds)])
+        k, word = chain.k, ctx.words
+        words = tuple([cast(str, word[p][people[i + 1]]) for i, p in enumerate(chain.preds)])
         pattern = "-".join(words)
         heads = tuple([GENDERS[g] for g in people[:-1]])
         hit = ctx.shapes.keep(key, _Shape(words, pattern, pattern_heldout(pattern, k, seed, config.holdout), heads,
@@ -459,7 +462,7 @@ def _story(config: GeneratorConfig, k: int, noise: str, seed: int, index: int, s
         ctx = _context(config, seed, split, k, noise)
         _LAST_CONTEXT[0] = (config, seed, split, k, noise, ctx)
     kb = ctx.kb
-    rng = random.Random(ctx.example_hash(index, attempt) if not redraw else ctx.example_hash(index, attempt, redraw))
+    rng = seeded(ctx.example_hash(index, attempt) if not redraw else ctx.example_hash(index, attempt, redraw))
     coin = stable_hash("mixed", seed, split, k, noise, index // 2) & 1 if config.query == "mixed" else 0
     memory, nth = row_kind(config.query, index, coin)
     if memory:
@@ -514,40 +517,42 @@ def _story(config: GeneratorConfig, k: int, noise: str, seed: int, index: int, s
     raise GenerationError(f"no example for k={k}, noise={noise} after {MAX_ATTEMPTS} families")
 
 
-def _assemble(config, kb, ctx, family, chain, shape, noise_paths, rng, query, *, k, noise, seed, index, split,
-              attempt) -> Example:
+def _assemble(config: GeneratorConfig, kb: KB, ctx: _Context, family: Family, chain: Chain, shape: _Shape,
+              noise_paths: list[tuple[str, list[Fact]]], rng: random.Random, query: Fact | None, *, k: int, noise: str,
+              seed: int, index: int, split: str, attempt: int) -> Example:
     bank = ctx.bank
     people = chain.people
     edges: list[tuple[int, int, int, str]] = [(i, p, i + 1, "none") for i, p in enumerate(chain.preds)]
     family_genders = family.genders
     words = list(shape.words)
     pos: dict[int, int] = {}
-    paths = []  # each noise path's (edge indices, people) over story people
+    paths: list[tuple[range, list[int]]] = []  # each noise path's (edge indices, people) over story people
     if noise_paths or query is not None:
         people = list(people)
         pos = {p: i for i, p in enumerate(people)}
-        word = kb.word
+        word = ctx.words
         for kind, facts in noise_paths:
             start = len(edges)
-            path = []
+            path: list[int] = []
+            ib = -1
             for a, p, b in facts:
-                ia = pos.get(a)
-                if ia is None:
+                ia = pos.get(a, -1)
+                if ia < 0:
                     ia = pos[a] = len(people)
                     people.append(a)
-                ib = pos.get(b)
-                if ib is None:
+                ib = pos.get(b, -1)
+                if ib < 0:
                     ib = pos[b] = len(people)
                     people.append(b)
                 edges.append((ia, p, ib, kind))
-                words.append(word(p, family_genders[b]))
+                words.append(cast(str, word[p][family_genders[b]]))
                 path.append(ia)
-            path.append(cast(int, ib))
+            path.append(ib)
             paths.append((range(start, len(edges)), path))
     genders = [family_genders[p] for p in people]
     names = _names(genders, rng)
     if config.context_words:  # a stream of its own: the story is the same at every padded length
-        context_rng = random.Random(stable_hash("context", seed, split, k, noise, index, attempt))
+        context_rng = seeded(stable_hash("context", seed, split, k, noise, index, attempt))
         names = with_surnames(names, context_rng)
 
     _check(kb, family, chain, edges, people)
@@ -563,8 +568,8 @@ def _assemble(config, kb, ctx, family, chain, shape, noise_paths, rng, query, *,
         plan = path_plan(bank, tuple(words[ids.start:ids.stop]), tuple([GENDERS[genders[p]] for p in path[:-1]]),
                          config.max_piece)
         story_pieces += render_plan(bank, plan, ids, path, marks, genders, rng, used)
-    rng.shuffle(story_pieces)
-    target_word = kb.word(qpred, genders[qb])
+    shuffle(rng, story_pieces)
+    target_word = cast(str, ctx.words[qpred][genders[qb]])
     target_piece = render_fact(bank, target_word, qa, qb, marks, genders, rng)
     task = MEMORY_TASK if query is not None else TASK_OF_NOISE[noise]
     story = " ".join([p.text for p in story_pieces])
