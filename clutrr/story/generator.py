@@ -20,6 +20,7 @@ from clutrr.core.draws import sample_indices, seeded, shuffle
 from clutrr.core.entailment import chain_entailment, relations_closed, story_closure
 from clutrr.core.native import mypyc_attr
 from clutrr.errors import UsageError
+from clutrr.kinship.sampling import BLOCKS_SHARED, FAMILIES_KEPT as KIN_FAMILIES_KEPT, expandable_pairs
 from clutrr.core.family import DENSE_MAX_PEOPLE, Family, FamilyConfig
 from clutrr.core.kb import GENDERS, KB, KBError, load_kb
 from clutrr.core.large_family import draw_family
@@ -261,7 +262,8 @@ def _family(ctx: _Context, key: tuple) -> Family:
     fam = families.get(key)
     if fam is None:
         fam = draw_family(ctx.family, ctx.kb, seeded(stable_hash("family", *key)))
-        kept = WINDOW_FAMILIES_KEPT if fam.size > DENSE_MAX_PEOPLE // 2 else FAMILIES_KEPT
+        kept = WINDOW_FAMILIES_KEPT if fam.size > DENSE_MAX_PEOPLE // 2 else \
+            KIN_FAMILIES_KEPT if ctx.kb.system else FAMILIES_KEPT  # a kinship system's blocks need more
         if len(families) >= kept:
             for old in list(families)[:len(families) - kept + 1]:  # the oldest
                 families.pop(old, None)
@@ -471,7 +473,7 @@ def _story(config: GeneratorConfig, k: int, noise: str, seed: int, index: int, s
         want = ctx.targets[rng.randrange(len(ctx.targets))]
     else:
         want = _target_word(ctx.targets, seed, split, k, noise, nth, ctx.orders)
-    block = index // config.stories_per_family
+    block = index // (config.stories_per_family * (BLOCKS_SHARED if kb.system else 1))  # clutrr.kinship.sampling
     tries_per_family = chains_per_family(k)
     for tries in range(MAX_ATTEMPTS):
         # the indices of a block share their families, so retries mostly hit the cache
@@ -494,8 +496,12 @@ def _story(config: GeneratorConfig, k: int, noise: str, seed: int, index: int, s
             pred, gender = rng.choice(targets)
         table = word_pairs(family)
         start, count = table.spans.get((pred, gender), (0, 0))
+        xs, ys = table.xs, table.ys
+        if kb.system and k > 1:  # a terminology's wide terms: only pairs the chainer's first step can expand
+            xs, ys = expandable_pairs(family, kb, (pred, gender))
+            start, count = 0, len(xs)
         for j in sample_indices(rng, count, min(count, tries_per_family)):
-            x, z = table.xs[start + j], table.ys[start + j]
+            x, z = xs[start + j], ys[start + j]
             chain = backward_chain(family, kb, k, x, z, rng, ctx.allowed)
             if chain is None:
                 continue
