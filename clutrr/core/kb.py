@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -101,10 +101,10 @@ class KB:
             heads[c].append(pair)
         self.by_head = [tuple(h) for h in heads]
 
-    @property
-    def words(self) -> list[str]:
+    @cached_property
+    def words(self) -> tuple[str, ...]:
         """All gendered relation words (the label vocabulary), predicate by predicate, each once."""
-        return list(dict.fromkeys(w for p in self.predicates for w in p.words if w is not None))
+        return tuple(dict.fromkeys(w for p in self.predicates for w in p.words if w is not None))
 
     def word_types(self) -> list[tuple[int, int]]:
         """Every (predicate, gender) that has a word, in word order."""
