@@ -2,7 +2,8 @@
 
 The driver sends each worker a :class:`~clutrr.io.shards.Piece` and gets back only a part
 record (rows, sha256, label counts, text counts, the node that wrote it): the rows travel
-from the worker to the store, never through the driver.
+from the worker to the store, never back to the driver (which reads them from the store
+only to join a cut shard written by workers of its own machine, :class:`PieceJoiner`).
 
 - :func:`write_piece` generates a piece's rows and writes them. A piece that is a whole
   shard gets the shard's final files, its story hashes and pattern counts, then its part
