@@ -366,12 +366,15 @@ def parallel(rows: int, rounds: int = 3) -> None:
         os.sync()
         wall, cpu, procs = time.perf_counter(), 0.0, []
         for cmd in commands:
-            procs.append((cmd, subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)))
-        for cmd, proc in procs:
+            err = tempfile.TemporaryFile()
+            procs.append((cmd, err, subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err)))
+        for cmd, err, proc in procs:
             _, status, usage = os.wait4(proc.pid, 0)  # the run's rusage, its reaped workers included
             proc.returncode = os.waitstatus_to_exitcode(status)
+            err.seek(0)
             if proc.returncode != 0:
-                raise SystemExit(f"failed: {' '.join(cmd)}")
+                raise SystemExit(f"failed: {' '.join(cmd)}\n{err.read().decode(errors='replace')}")
+            err.close()
             cpu += usage.ru_utime + usage.ru_stime
         return time.perf_counter() - wall, cpu
 
