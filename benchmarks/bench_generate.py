@@ -29,7 +29,8 @@ Besides the table, the default run prints two more sections:
   unpacked folders) beside reasoning-gym: k=2,3 clean, k=2,3 all noise, k=10 all noise, items
   per CPU-second, against reasoning-gym and compiled against pure (``--builds``).
 - parallel efficiency: two independent ``--workers 1`` runs at the same time (what two cores
-  do here) against one ``--workers 2`` run of both their stories, wall time (``--parallel``).
+  do here) against one ``--workers 2`` run of both their stories, wall time, both timed alike
+  in alternating rounds, with the CPU seconds of each (``--parallel``).
 - a Ray cluster of two nodes on this machine (one CPU each, started once): the same job on one
   node, then on both once the second has joined, start-up excluded (workers warmed by a small
   job first); the wall-time speed-up of 2 CPUs over 1 and the driver's CPU time as a share
@@ -43,6 +44,7 @@ import json
 import os
 import platform
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -345,29 +347,59 @@ def builds(rows: int = VERSUS_ROWS, repeats: int = VERSUS_REPEATS) -> None:
         print(f"{name:40s} {cpu_s:7.2f} {rows / cpu_s:11.0f} {rows / cpu_s / rg:15.2f}x {versus_pure}", flush=True)
 
 
-def parallel(rows: int) -> None:
+def parallel(rows: int, rounds: int = 3) -> None:
     """``--workers 2`` against the machine's own limit: two independent one-worker runs of ``rows``
-    stories at the same time (their combined rate is what two cores do here), then one run of
-    ``2 * rows`` with two workers; k=2,3 clean, CSV and JSONL, wall time, start-up included."""
+    stories at the same time (their combined rate is what two cores do here), and one run of
+    ``2 * rows`` with two workers; k=2,3 clean, CSV and JSONL, wall time, start-up included.
+
+    Both are timed alike (started, then waited for, nothing sampled meanwhile), each after the
+    previous outputs are removed and the disk synced (so no run pays for another's writeback),
+    in ``rounds`` rounds of alternating order; the medians count. The CPU seconds of each
+    (every process of the run, workers included) show what ``--workers 2`` does beyond two runs.
+    """
     def command(out: str, n: int, workers: int) -> list[str]:
         return [sys.executable, "-m", "clutrr.cli", "generate", "--quiet", "--k", "2,3", "--test-k", "none",
                 "--train-rows", str(n // 2), "--workers", str(workers), "--out", out, "--force"]
 
+    def timed(commands: list[list[str]]) -> tuple[float, float]:
+        """Run ``commands`` at once; (wall seconds until the last ends, CPU seconds of them all)."""
+        os.sync()
+        wall, cpu, procs = time.perf_counter(), 0.0, []
+        for cmd in commands:
+            err = tempfile.TemporaryFile()
+            procs.append((cmd, err, subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err)))
+        for cmd, err, proc in procs:
+            _, status, usage = os.wait4(proc.pid, 0)  # the run's rusage, its reaped workers included
+            proc.returncode = os.waitstatus_to_exitcode(status)
+            err.seek(0)
+            if proc.returncode != 0:
+                raise SystemExit(f"failed: {' '.join(cmd)}\n{err.read().decode(errors='replace')}")
+            err.close()
+            cpu += usage.ru_utime + usage.ru_stime
+        return time.perf_counter() - wall, cpu
+
+    load = os.getloadavg()[0]
+    pair, two = [], []
     with tempfile.TemporaryDirectory() as tmp:
+        outs = [os.path.join(tmp, name) for name in ("alone0", "alone1", "two")]
         _cpu_of(command(os.path.join(tmp, "warm"), 20, 1))  # bank cache made: not timed
-        wall = time.perf_counter()
-        pair = [subprocess.Popen(command(os.path.join(tmp, f"alone{i}"), rows, 1), stderr=subprocess.PIPE)
-                for i in (0, 1)]
-        for proc in pair:
-            if proc.wait() != 0:
-                raise SystemExit(f"failed: {proc.args}\n{proc.stderr.read().decode()}")
-        alone = time.perf_counter() - wall
-        together = measure_command(command(os.path.join(tmp, "two"), 2 * rows, 2))["wall_s"]
+        for r in range(rounds):
+            for which in (("pair", "two") if r % 2 == 0 else ("two", "pair")):
+                for out in outs:
+                    shutil.rmtree(out, ignore_errors=True)
+                if which == "pair":
+                    pair.append(timed([command(outs[0], rows, 1), command(outs[1], rows, 1)]))
+                else:
+                    two.append(timed([command(outs[2], 2 * rows, 2)]))
+    alone, pair_cpu = statistics.median(w for w, _ in pair), statistics.median(c for _, c in pair)
+    together, two_cpu = statistics.median(w for w, _ in two), statistics.median(c for _, c in two)
     independent, workers2 = 2 * rows / alone, 2 * rows / together
     print(f"\nparallel efficiency ({rows:,} stories per single-worker run, k=2,3 clean, csv+jsonl, wall time, "
-          f"start-up included; load average before: {os.getloadavg()[0]:.2f})")
-    print(f"two independent --workers 1 runs at once: {independent:8.0f} stories/wall-s ({alone:.1f} s)")
-    print(f"one --workers 2 run of {2 * rows:,} stories: {workers2:8.0f} stories/wall-s ({together:.1f} s)")
+          f"start-up included; medians of {rounds} alternating rounds; load average before: {load:.2f})")
+    print(f"two independent --workers 1 runs at once: {independent:8.0f} stories/wall-s ({alone:.1f} s, "
+          f"{pair_cpu:.1f} CPU-s)")
+    print(f"one --workers 2 run of {2 * rows:,} stories: {workers2:8.0f} stories/wall-s ({together:.1f} s, "
+          f"{two_cpu:.1f} CPU-s, {100 * (two_cpu / pair_cpu - 1):+.1f}% CPU)")
     print(f"efficiency (--workers 2 / two independent runs): {workers2 / independent:.2f} (goal 0.95)", flush=True)
 
 

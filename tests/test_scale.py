@@ -16,10 +16,10 @@ from clutrr.io.csv_format import read_csv
 from clutrr.io.datadir import load_splits
 from clutrr.pipeline import parts, run as pipeline_run
 from clutrr.pipeline.run import write_dataset
-from clutrr.pipeline.spec import DatasetSpec, RunOptions
+from clutrr.pipeline.spec import DatasetSpec, RunOptions, plan_pieces
 from clutrr.io.formats import sha256_file
 from clutrr.io.manifest import check_manifest
-from clutrr.io.shards import logical_files
+from clutrr.io.shards import logical_files, plan_shards
 
 SPEC = DatasetSpec(train_k=(2, 3), test_k=(2, 4), noise="all", test_noise=("all",), train_rows=90, test_rows=60, seed=4)
 FORMATS = ("csv", "jsonl", "parquet")
@@ -42,6 +42,22 @@ class DieOnce:
             open(self.marker, "w").close()
             os._exit(3)
         return parts.write_piece(ctx, piece)
+
+
+class JoinRecorder:
+    """A test-only wrapper of ``join_file`` that notes the format of every join task in ``log``
+    (one line each, from whichever process runs the task), then joins."""
+
+    def __init__(self, log: str) -> None:
+        self.log = log
+
+    def __call__(self, ctx, job):
+        with open(self.log, "a") as fh:
+            fh.write(job[1] + "\n")
+        return parts.join_file(ctx, job)
+
+
+CUT = DatasetSpec(train_k=(4,), test_k=(), train_rows=1600, seed=4)  # one shard two workers cut in pieces
 
 
 def _write(out, run=RunOptions(progress=False), spec=SPEC, rows_per_shard=1_000_000):
@@ -74,6 +90,32 @@ def test_ray_gives_the_bytes_of_one_process_after_a_task_fails(single, tmp_path,
         ray.shutdown()
     assert (tmp_path / "died").exists(), "the fault hook did not fire"
     assert _bytes(tmp_path / "d") == _bytes(single)
+
+
+def test_local_workers_join_a_cut_shards_text_in_the_driver(tmp_path, monkeypatch):
+    """Local workers: the CSV and JSONL of a shard cut into pieces are joined by the driver as
+    the pieces come back, no task joins them (Parquet is joined by a task); one process's bytes."""
+    assert len(plan_pieces(plan_shards(CUT.logical_files(), 1_000_000), 2)) > 1, "the shard is not cut"
+    _write(tmp_path / "one", spec=CUT)
+    monkeypatch.setattr(pipeline_run, "join_file", JoinRecorder(str(tmp_path / "joins")))
+    _write(tmp_path / "two", RunOptions(workers=2, progress=False), spec=CUT)
+    assert (tmp_path / "joins").read_text() == "parquet\n"
+    assert _bytes(tmp_path / "two") == _bytes(tmp_path / "one")
+
+
+def test_ray_joins_a_cut_shard_in_tasks(tmp_path, monkeypatch):
+    """Ray workers may be on other machines: every format of a cut shard is joined by a task."""
+    ray = pytest.importorskip("ray", reason="ray is not installed: pip install 'clutrr[ray]'")
+    _write(tmp_path / "one", spec=CUT)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(REPO / "tests"), os.environ.get("PYTHONPATH", "")]))
+    monkeypatch.setattr(pipeline_run, "join_file", JoinRecorder(str(tmp_path / "joins")))
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        _write(tmp_path / "two", RunOptions(engine="ray", workers=2, progress=False), spec=CUT)
+    finally:
+        ray.shutdown()
+    assert sorted((tmp_path / "joins").read_text().split()) == sorted(FORMATS)
+    assert _bytes(tmp_path / "two") == _bytes(tmp_path / "one")
 
 
 def test_shards_hold_the_rows_of_the_unsharded_file(single, tmp_path):

@@ -31,10 +31,13 @@ class Engine(ABC):
     cluster decides). A task whose worker dies is run again, at most ``max_retries`` times;
     so is every task in flight when no task has finished for ``stall`` seconds (local engine).
     ``prepare(context)``, when given, may be run by a worker before its first task (to warm caches).
+    ``local_files``: the workers run on the caller's machine, so the caller reads the files they
+    write into a local folder as cheaply as they do (and may join them itself).
     Use as a context manager so workers are released.
     """
 
     name = "engine"
+    local_files = False
 
     def __init__(self, workers: int = 1, address: str | None = None, max_retries: int = MAX_RETRIES,
                  prepare: Callable[[Any], None] | None = None, stall: float = STALL_SECONDS) -> None:

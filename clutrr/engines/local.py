@@ -83,6 +83,7 @@ class LocalEngine(Engine):
     """``workers`` processes on this machine; ``workers == 1`` runs tasks in this process."""
 
     name = "local"
+    local_files = True
 
     def __init__(self, workers: int = 1, address: str | None = None, max_retries: int = 3,
                  prepare: Callable[[Any], None] | None = None, stall: float = STALL_SECONDS) -> None:

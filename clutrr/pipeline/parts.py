@@ -2,13 +2,16 @@
 
 The driver sends each worker a :class:`~clutrr.io.shards.Piece` and gets back only a part
 record (rows, sha256, label counts, text counts, the node that wrote it): the rows travel
-from the worker to the store, never through the driver.
+from the worker to the store, never back to the driver (which reads them from the store
+only to join a cut shard written by workers of its own machine, :class:`PieceJoiner`).
 
 - :func:`write_piece` generates a piece's rows and writes them. A piece that is a whole
   shard gets the shard's final files, its story hashes and pattern counts, then its part
   record (last). Otherwise the files are the piece's own, to be joined.
 - :func:`join_file` joins the pieces of one shard file into the final file (the bytes of
   a direct write); :func:`seal_shard` then joins their small files and writes the record.
+  With workers on the driver's machine and a local work folder, :class:`PieceJoiner` joins
+  CSV and JSONL in the driver instead, each piece as it comes back (no join after the last).
 - :func:`rewrite_rows` puts regenerated rows in place of duplicate stories in a finished
   shard and returns the new digests and the statistics of the rows that changed.
 """
@@ -19,12 +22,15 @@ from dataclasses import replace
 
 from clutrr.engines import worker_node
 from clutrr.io import manifest as mf
-from clutrr.io.formats import join_pieces, open_shard, rewrite_shard
+from clutrr.io.formats import TextShard, join_pieces, open_shard, rewrite_shard
 from clutrr.io.rows import Task, TaskResult
 from clutrr.io.shards import Piece, Shard, blocks
 from clutrr.io.store import Store, open_store
 from clutrr.pipeline.spec import task_size
 from clutrr.pipeline.tasks import TaskContext, add_counts, kinship, run_task
+
+BYTE_PIECES = ("csv", "jsonl")  # formats whose shard file is its pieces' bytes end to end (Parquet is not)
+JOIN_CHUNK = 1 << 22  # bytes the driver reads at a time when it joins pieces
 
 
 def write_piece(ctx: TaskContext, piece: Piece) -> dict:
@@ -33,7 +39,8 @@ def write_piece(ctx: TaskContext, piece: Piece) -> dict:
     shard, whole = piece.shard, piece.count == 1
     names = mf.shard_files(shard, ctx.formats) if whole else \
         {fmt: mf.piece_file(shard, piece.number, fmt) for fmt in ctx.formats}
-    writers = {fmt: open_shard(work, name, fmt, whole, ctx.config.question, kinship(ctx)) for fmt, name in names.items()}
+    writers = {fmt: open_shard(work, name, fmt, whole, ctx.config.question, kinship(ctx))
+               if whole or fmt not in BYTE_PIECES else TextPiece(work, name, fmt) for fmt, name in names.items()}
     _, hash_name, pattern_name = mf.part_names(shard, None if whole else piece.number)
     labels: Counter = Counter()
     patterns: Counter = Counter()
@@ -59,6 +66,67 @@ def write_piece(ctx: TaskContext, piece: Piece) -> dict:
     if whole:
         mf.write_part(work, shard, record)
     return record
+
+
+class TextPiece:
+    """A CSV or JSONL piece file: its rows' bytes, with no header and no digest (the shard's
+    file is hashed once, when its pieces are joined)."""
+
+    sha256 = None
+
+    def __init__(self, work: Store, name: str, fmt: str) -> None:
+        self._fh = work.open(name, "wb")
+        self._csv = fmt == "csv"
+
+    def write(self, result: TaskResult) -> None:
+        """Append the result's rows."""
+        self._fh.write(b"".join(result.csv if self._csv else result.jsonl))
+
+    def close(self) -> None:
+        """Finish the file."""
+        self._fh.close()
+
+
+class PieceJoiner:
+    """The driver's join of cut shards' CSV and JSONL files, piece by piece as the pieces come
+    back in order: each piece file is appended to its shard's file, then removed. The join then
+    costs no pass after the last piece (where workers would wait for it) and no task; it needs
+    the work store on this machine's disk, written by workers of this machine."""
+
+    def __init__(self, work: Store, ctx: TaskContext) -> None:
+        self._work, self._ctx = work, ctx
+        self.formats = tuple(f for f in ctx.formats if f in BYTE_PIECES)
+        self._open: dict[Shard, dict[str, TextShard]] = {}
+        self._buffer = bytearray(JOIN_CHUNK)  # one buffer for every read: no fresh pages per chunk
+        self._view = memoryview(self._buffer)
+
+    def add(self, piece: Piece) -> dict[str, str] | None:
+        """Append ``piece`` (the next one of its shard); the digests by format once it was the last."""
+        shard = piece.shard
+        if shard not in self._open:
+            self._open[shard] = {fmt: TextShard(self._work, name, fmt, question=self._ctx.config.question,
+                                                kinship=kinship(self._ctx))
+                                 for fmt, name in mf.shard_files(shard, self.formats).items()}
+        writers = self._open[shard]
+        for fmt, writer in writers.items():
+            name = mf.piece_file(shard, piece.number, fmt)
+            with self._work.open(name) as fh:
+                while size := fh.readinto(self._buffer):
+                    writer.write_bytes(self._view[:size])
+            self._work.remove(name)
+        if piece.number < piece.count - 1:
+            return None
+        del self._open[shard]
+        for writer in writers.values():
+            writer.close()
+        return {fmt: writer.sha256 for fmt, writer in writers.items()}
+
+    def close(self) -> None:
+        """Close the files of shards left unfinished (the run failed)."""
+        for writers in self._open.values():
+            for writer in writers.values():
+                writer.close()
+        self._open.clear()
 
 
 def join_file(ctx: TaskContext, job: tuple[Shard, str, int]) -> str:

@@ -35,7 +35,7 @@ from clutrr.io.ownership import DATASET
 from clutrr.io.staging import PARTIAL_STAMP, partial_dir, real_target, replace_dir, staging_dir
 from clutrr.io.store import LocalStore, Store, local_path, open_store
 from clutrr.kinship.derive import shown_source
-from clutrr.pipeline.parts import join_file, rewrite_rows, seal_shard, write_piece
+from clutrr.pipeline.parts import PieceJoiner, join_file, rewrite_rows, seal_shard, write_piece
 from clutrr.pipeline.spec import MAX_SHARDS, ROWS_PER_SHARD, DatasetSpec, RunOptions, plan_pieces, task_size
 from clutrr.pipeline.tasks import RowFailure, TaskContext, add_counts, prepare, run_task, text_measures
 from clutrr.render.measures import filled_clauses
@@ -200,11 +200,24 @@ def infeasible(spec: DatasetSpec, k: int, noise: str, split: str) -> UsageError:
 
 def _generate(engine: Engine, ctx: TaskContext, shards: list[Shard], work: Store, progress: bool, total: int) -> None:
     """Generate ``shards`` (pass one: attempt 0 everywhere): workers write them into ``work``
-    with their part records, a shard cut into pieces is joined afterwards."""
+    with their part records, a shard cut into pieces is joined afterwards: by this process as
+    the pieces come back when it shares the workers' disk (CSV, JSONL), else by worker tasks."""
     pieces = plan_pieces(shards, engine.workers, ctx.config.context_words)
     done = total - len(shards)
     bar = _progress_bar(progress, sum(s.rows for s in shards), f"{engine.describe()}: shards {done}/{total}")
     cut: dict[Shard, list[dict]] = {}
+    sha: dict[Shard, dict[str, str]] = {}
+    joiner = PieceJoiner(work, replace(ctx, formats=ctx.formats if engine.local_files and isinstance(work, LocalStore)
+                                       else ()))
+
+    def joined(shard: Shard, digests: dict[str, str]) -> None:
+        nonlocal done
+        sha.setdefault(shard, {}).update(digests)
+        if len(sha[shard]) == len(ctx.formats):
+            seal_shard(work, shard, ctx.formats, cut[shard], sha[shard])
+            done += 1
+            bar.set_description(f"{engine.describe()}: shards {done}/{total}")
+
     results = engine.imap(write_piece, ctx, pieces)
     try:
         for piece, record in zip(pieces, results):
@@ -212,17 +225,17 @@ def _generate(engine: Engine, ctx: TaskContext, shards: list[Shard], work: Store
             if piece.count == 1:
                 done += 1
                 bar.set_description(f"{engine.describe()}: shards {done}/{total}")
-            else:
-                cut.setdefault(piece.shard, []).append(record)
-        joins = [(shard, fmt, len(records)) for shard, records in cut.items() for fmt in ctx.formats]
-        sha: dict[Shard, dict[str, str]] = {shard: {} for shard in cut}
+                continue
+            cut.setdefault(piece.shard, []).append(record)
+            digests = joiner.add(piece) if joiner.formats else None
+            if digests is not None:
+                joined(piece.shard, digests)
+        joins = [(shard, fmt, len(records)) for shard, records in cut.items() for fmt in ctx.formats
+                 if fmt not in joiner.formats]
         for (shard, fmt, _), digest in zip(joins, engine.imap(join_file, ctx, joins)):
-            sha[shard][fmt] = digest
-            if len(sha[shard]) == len(ctx.formats):
-                seal_shard(work, shard, ctx.formats, cut[shard], sha[shard])
-                done += 1
-                bar.set_description(f"{engine.describe()}: shards {done}/{total}")
+            joined(shard, {fmt: digest})
     finally:
+        joiner.close()
         bar.close()
         results.close()
 
