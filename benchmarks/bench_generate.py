@@ -298,14 +298,16 @@ BUILD_CASES = {  # name -> generate arguments for ``rows`` stories (k=2,3 take h
 
 def _clutrr_cmd(tree: str, args: list[str], out: str) -> list[str]:
     """``clutrr generate`` (JSONL, no test files) run from an unpacked wheel ``tree``."""
-    return ["env", f"PYTHONPATH={tree}", sys.executable, "-m", "clutrr.cli", "generate", "--quiet", "--test-k", "none",
-            "--format", "jsonl", "--out", out, "--force", *args]
+    from wheel_tree import tree_python
+
+    return [*tree_python(tree), "-m", "clutrr.cli", "generate", "--quiet", "--test-k", "none", "--format", "jsonl",
+            "--out", out, "--force", *args]
 
 
 def _wheel_trees(tmp: str) -> dict[str, str]:
     """The compiled and the pure wheel of this checkout, each unpacked (build_support/wheel_tree.py)."""
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "build_support"))
-    from wheel_tree import is_compiled, unpacked_wheel
+    from wheel_tree import is_compiled, running_build, unpacked_wheel
 
     trees = {}
     for build, pure in (("compiled", False), ("pure", True)):
@@ -313,6 +315,9 @@ def _wheel_trees(tmp: str) -> dict[str, str]:
         tree, said = unpacked_wheel(Path(tmp) / build, pure=pure)
         if is_compiled(tree) == pure:
             raise SystemExit(f"the {build} wheel came out {'compiled' if not pure else 'pure'}: {said}")
+        runs = running_build(tree)
+        if runs != ("pure Python" if pure else "compiled"):
+            raise SystemExit(f"the {build} wheel's folder runs the {runs or 'unknown'} build ({tree})")
         trees[build] = str(tree)
     return trees
 

@@ -1,7 +1,9 @@
 """Build this checkout's wheel, compiled or pure, and unpack it into a folder to run it from.
 
-``PYTHONPATH=FOLDER python -m clutrr.cli ...`` then runs that build with the calling
-environment's dependencies (tests/test_compiled.py, benchmarks/bench_generate.py).
+``PYTHONPATH=FOLDER python -P -m clutrr.cli ...`` then runs that build with the calling
+environment's dependencies (tests/test_compiled.py, benchmarks/bench_generate.py). ``-P``
+matters: ``python -m`` otherwise puts the working directory first on ``sys.path``, so a run
+started in the checkout imports the checkout's sources, not the wheel's compiled modules.
 """
 from __future__ import annotations
 
@@ -43,3 +45,16 @@ def unpacked_wheel(dest: Path, pure: bool, timeout: float = 1200) -> tuple[Path,
 def is_compiled(tree: Path) -> bool:
     """Whether the unpacked wheel holds compiled extension modules."""
     return any((tree / "clutrr").rglob("*.so")) or any((tree / "clutrr").rglob("*.pyd"))
+
+
+def tree_python(tree: Path | str) -> list[str]:
+    """The command that runs this Python with the unpacked wheel ``tree`` first on ``sys.path``
+    (and not the working directory: ``-P``), whatever folder it is started in."""
+    return ["env", f"PYTHONPATH={tree}", sys.executable, "-P"]
+
+
+def running_build(tree: Path | str) -> str:
+    """What ``clutrr --version`` run from ``tree`` says it is: "compiled" or "pure Python"."""
+    done = subprocess.run([*tree_python(tree), "-m", "clutrr.cli", "--version"], capture_output=True, text=True,
+                          timeout=120)
+    return done.stdout.strip().rpartition("(")[2].rstrip(")")

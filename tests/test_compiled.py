@@ -18,7 +18,7 @@ from helpers import REPO
 
 sys.path.insert(0, str(REPO / "build_support"))
 from clutrr_build import HOT  # noqa: E402
-from wheel_tree import WheelBuildError, is_compiled, unpacked_wheel  # noqa: E402
+from wheel_tree import WheelBuildError, is_compiled, running_build, unpacked_wheel  # noqa: E402
 
 from test_packaging import NO_INDEX  # noqa: E402
 
@@ -68,6 +68,14 @@ def test_the_wheel_holds_every_hot_module_compiled(compiled_tree, tmp_path):
     flag = ("-c", "import clutrr; print(clutrr.compiled)")
     assert run(compiled_tree, *flag, cwd=tmp_path, cli=False).stdout == "True\n"
     assert run(None, *flag, cwd=tmp_path, cli=False).stdout == "False\n"
+
+
+def test_the_wheel_folder_runs_compiled_even_from_the_checkout(compiled_tree, monkeypatch):
+    """``python -m`` puts the working directory first on sys.path: started in the checkout, a run
+    of the wheel's folder imported the checkout's sources (the benchmark once timed Python twice)."""
+    monkeypatch.chdir(REPO)
+    assert running_build(compiled_tree) == "compiled"
+    assert running_build(REPO) == "pure Python"
 
 
 def test_pure_unless_a_wheel_is_built_with_a_compiler(monkeypatch, tmp_path):
