@@ -134,15 +134,16 @@ def test_a_stopped_worker_is_killed_and_its_task_run_again(tmp_path):
                             stderr=subprocess.PIPE, text=True)
     try:
         wait_for(lambda: len(pool_workers(proc.pid)) >= 2)
-        stopped = pool_workers(proc.pid)[0]
-        stopped.suspend()  # SIGSTOP: a frozen node, a swapped-out process
+        workers = pool_workers(proc.pid)
+        for worker in workers:  # SIGSTOP: a frozen node, a swapped-out process (both, so that no
+            worker.suspend()  # worker not yet busy can finish the run alone and leave no stall)
     finally:
         res = finish(proc)
         for child in psutil.Process().children(recursive=True):  # nothing of the run may stay stopped
             if child.pid != proc.pid and child.is_running() and child.status() == psutil.STATUS_STOPPED:
                 child.kill()
     assert res.returncode == 0, res.stderr
-    assert "note: no task finished for 1 s" in res.stderr and not stopped.is_running()
+    assert "note: no task finished for 1 s" in res.stderr and not any(w.is_running() for w in workers)
     assert cli(*args, "--out", str(tmp_path / "b")).returncode == 0
     a, b = ({p.name: p.read_bytes() for p in (tmp_path / d).iterdir()} for d in "ab")
     assert len(a) > 4 and a == b  # the same bytes as an undisturbed run
@@ -215,3 +216,23 @@ def test_the_jobs_of_a_shard_array_still_run_at_once(tmp_path):
     res = cli(*args, "--resume")
     assert res.returncode == 0, res.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["d"]
+
+
+def _plus_one(context: int, task: int) -> int:
+    return context + task
+
+
+def test_closing_the_engine_ends_a_worker_stopped_while_idle():
+    """A worker stopped between tasks holds no task, so no stall is seen and the run ends; the
+    engine's close must still end it (SIGTERM waits on a stopped process: the run once hung at
+    exit, joining it)."""
+    from clutrr.engines.local import LocalEngine
+
+    engine = LocalEngine(workers=2)
+    assert list(engine.imap(_plus_one, 1, range(4))) == [1, 2, 3, 4]
+    procs = [psutil.Process(p.pid) for p in engine._pool._processes.values()]
+    procs[0].suspend()
+    start = time.monotonic()
+    engine.close()
+    gone, alive = psutil.wait_procs(procs, timeout=10)
+    assert not alive and time.monotonic() - start < 5

@@ -15,6 +15,7 @@ them, so no worker prints a traceback. Workers die with their parent, however it
 """
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import gc
 import multiprocessing as mp
@@ -221,6 +222,8 @@ class LocalEngine(Engine):
         for proc in processes:  # running tasks are not waited for
             if proc.is_alive():
                 proc.terminate()
+                with contextlib.suppress(OSError):  # a stopped worker acts on SIGTERM only once continued
+                    os.kill(proc.pid, signal.SIGCONT)
         for proc in processes:
             proc.join(5)
         # A worker stopped while sending its result leaves half a message in the result pipe,
