@@ -19,8 +19,6 @@ from clutrr.core.distractors import CONNECTED, MAX_NOISE_FACTS, connected_noise
 from clutrr.core.draws import sample_indices, seeded, shuffle
 from clutrr.core.entailment import chain_entailment, relations_closed, story_closure
 from clutrr.core.native import mypyc_attr
-from clutrr.errors import UsageError
-from clutrr.kinship.sampling import BLOCKS_SHARED, FAMILIES_KEPT as KIN_FAMILIES_KEPT, expandable_pairs
 from clutrr.core.family import DENSE_MAX_PEOPLE, Family, FamilyConfig
 from clutrr.core.kb import GENDERS, KB, KBError, load_kb
 from clutrr.core.large_family import draw_family
@@ -32,6 +30,8 @@ from clutrr.core.noise import NOISE_KINDS, TASK_OF_NOISE, add_noise
 from clutrr.core.padding import with_surnames
 from clutrr.core.soundness import check_sound
 from clutrr.core.vocabulary import WordMask, load_vocabulary, reachable_targets, vocabulary_names, word_mask
+from clutrr.errors import UsageError
+from clutrr.kinship.sampling import BLOCKS_SHARED, FAMILIES_KEPT as KIN_FAMILIES_KEPT, expandable_pairs
 from clutrr.questions.forms import RELATION, Question, check_kind, form_of, yes_of
 from clutrr.questions.pick import pick_question
 from clutrr.render.placement import parse_depth
