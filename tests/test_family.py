@@ -6,7 +6,9 @@ import random
 import numpy as np
 import pytest
 
-from clutrr.core.family import FamilyConfig, sample_family
+from clutrr.core.family import Family, FamilyConfig, sample_family, sample_genealogy
+from clutrr.core.genealogy import bit_masks, bit_rows, relation_masks
+from clutrr.kinship.derive import kinship_kb
 from clutrr.story.generator import GeneratorConfig, make_example
 
 
@@ -64,3 +66,25 @@ def test_ground_truth_is_complete_and_single_for_targets(kb):
         for p in range(len(kb.predicates)):
             assert fam.holds(x, p, z) == fam.masks[p, x, z] == bool(fam.row_bits(p, x) >> z & 1) \
                 == bool(fam.col_bits(p, z) >> x & 1)
+
+
+@pytest.mark.parametrize("system", ["", "dravidian"])
+def test_relations_by_bit_rows_match_the_matrix_program(kb, system):
+    """A family's relations are worked out over int bitsets; the boolean-matrix program of the
+    same definitions (which windows of large families and the KB checks use) gives the same."""
+    kb = kinship_kb(system) if system else kb
+    rng = random.Random(11)
+    for i in range(40):
+        genders, father, mother, spouse = sample_genealogy(FamilyConfig(generations=3 + i % 2), rng)
+        n = len(genders)
+        parent, married = np.zeros((n, n), dtype=bool), np.zeros((n, n), dtype=bool)
+        for x in range(n):
+            if father[x] >= 0:
+                parent[x, [father[x], mother[x]]] = True
+            if spouse[x] >= 0:
+                married[x, spouse[x]] = True
+        expected = relation_masks(kb, parent, married, np.array(genders))
+        fam = Family(genders, father, mother, spouse, kb)
+        assert fam.rows == bit_rows(expected)
+        assert np.array_equal(fam.masks, expected) and np.array_equal(bit_masks(fam.rows, n), expected)
+        assert fam.cols() == bit_rows(expected.transpose(0, 2, 1))

@@ -5,7 +5,6 @@ import random
 from dataclasses import dataclass, field
 from typing import Callable, Sequence, cast
 
-import numpy as np
 
 from clutrr.core.family import Family
 from clutrr.core.draws import random_bit
@@ -49,17 +48,23 @@ class WordPairs:
 
     def __init__(self, family: Family) -> None:
         n = family.size
-        cells = np.flatnonzero(family.single_mask)  # x * n + y, ascending: row-major
-        ps = family.only()[cells]
-        xs, ys = np.divmod(cells, n)
-        keys = ps * 2 + family.gender[ys]
-        order = np.argsort(keys, kind="stable")
-        counts = np.bincount(keys, minlength=2).tolist()
-        starts = [0] * len(counts)
-        for w in range(1, len(counts)):
-            starts[w] = starts[w - 1] + counts[w - 1]
-        self.spans = {(w >> 1, w & 1): (starts[w], c) for w, c in enumerate(counts) if c}
-        self.xs, self.ys = xs[order].tolist(), ys[order].tolist()
+        single, (men, women) = family.single, family.gender_bits
+        spans: dict[tuple[int, int], tuple[int, int]] = {}
+        xs: list[int] = []
+        ys: list[int] = []
+        for p, rows in enumerate(family.rows):
+            for gender, sex in ((0, men), (1, women)):
+                start = len(xs)
+                for x in range(n):
+                    found = rows[x] & single[x] & sex
+                    while found:
+                        low = found & -found
+                        xs.append(x)
+                        ys.append(low.bit_length() - 1)
+                        found ^= low
+                if len(xs) > start:
+                    spans[p, gender] = (start, len(xs) - start)
+        self.spans, self.xs, self.ys = spans, xs, ys
 
     def pairs(self, word: tuple[int, int]) -> list[tuple[int, int]]:
         """Every pair of the word."""

@@ -3,8 +3,8 @@
 A family is held in plain lists: person i has ``genders[i]`` (0 male, 1 female), parents
 ``father[i]`` and ``mother[i]`` (-1 when unrecorded) and ``spouse[i]`` (-1 when single).
 Every named relation between every ordered pair is computed from these primitives by the
-KB's definitions, as a boolean array ``masks[p, x, y]`` (y is x's p) and as rows of int
-bitsets for fast set algebra in Python: bit y of ``rows[p][x]``.
+KB's definitions, as rows of int bitsets for fast set algebra: bit y of ``rows[p][x]`` when y
+is x's p (the same as a boolean array ``masks[p, x, y]``, which is built on first use).
 """
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from clutrr.core.genealogy import bit_rows, relation_masks
+from clutrr.core.genealogy import bit_masks, bit_rows, relation_rows, transpose_rows
 from clutrr.core.kb import KB
 from clutrr.core.native import mypyc_attr
 
@@ -83,25 +83,21 @@ class Family:
         n = len(genders)
         self.genders = genders
         self.father, self.mother, self.spouse = father, mother, spouse
-        self.gender = np.array(genders, dtype=np.int8)
-        self.masks = _relation_masks(kb, father, mother, spouse, self.gender) if masks is None else masks
-        self.single_mask = self.masks.sum(axis=0, dtype=np.uint8) == 1
-        p = len(self.masks)
-        rows = bit_rows(np.concatenate([self.masks, self.single_mask[None], self.masks.transpose(0, 2, 1)]))
-        self.rows = rows[:p]
-        self.single = rows[p]  # single[x]: the people who are exactly one relation of x
         female = 0
         for i, g in enumerate(genders):
             if g:
                 female |= 1 << i
         self.gender_bits = (((1 << n) - 1) & ~female, female)
+        self.rows = relation_rows(kb, father, mother, spouse, female) if masks is None else bit_rows(masks)
+        self.single = _single(self.rows, n)  # single[x]: the people who are exactly one relation of x
         self.cache: dict = {}  # per-family work shared by the stories of a block
-        self._cols: list[list[int]] | None = rows[p + 1:]
-        self._only: list[list[int]] | None = None  # [x][y]: the predicate of a single pair
+        self._masks = masks
+        self._cols: list[list[int]] | None = None
+        self._only: list[int] | None = None  # [x * size + y]: the predicate of a single pair
 
     def __getstate__(self) -> dict:
         state = dict(self.__dict__)
-        state["cache"], state["_cols"], state["_only"] = {}, None, None  # cheap to rebuild, costly to ship
+        state["cache"], state["_masks"], state["_cols"], state["_only"] = {}, None, None, None  # rebuilt from rows
         return state
 
     @property
@@ -109,21 +105,26 @@ class Family:
         """Number of people."""
         return len(self.genders)
 
+    @property
+    def masks(self) -> np.ndarray:
+        """``masks[p, x, y]``: whether y is x's predicate p (built from the rows on first use)."""
+        if self._masks is None:
+            self._masks = bit_masks(self.rows, len(self.genders))
+        return self._masks
+
+    @property
+    def gender(self) -> np.ndarray:
+        """The people's genders as an array (0 male, 1 female)."""
+        return np.array(self.genders, dtype=np.int8)
+
     def relation(self, x: int, y: int) -> int:
         """The predicate index of y to x when exactly one holds, else -1."""
         if not self.single[x] >> y & 1:
             return -1
-        if self._only is None:
-            self._only = self.only().reshape(self.size, self.size).tolist()
-        return self._only[x][y]
-
-    def only(self) -> np.ndarray:
-        """``only()[x, y]``: the predicate of y to x when exactly one holds (flattened: index
-        ``x * size + y``; meaningless elsewhere)."""
-        hit = self.cache.get("only")
-        if hit is None:
-            hit = self.cache["only"] = self.masks.argmax(axis=0).ravel()
-        return hit
+        only = self._only
+        if only is None:
+            only = self._only = _single_predicates(self.rows, self.single)
+        return only[x * len(self.single) + y]
 
     def row_bits(self, pred: int, x: int) -> int:
         """The people y with "y is x's pred", as an int bitset (bit y)."""
@@ -136,7 +137,8 @@ class Family:
     def cols(self) -> list[list[int]]:
         """``cols()[p][y]``: the people x with "y is x's p", as int bitsets (built on first use)."""
         if self._cols is None:
-            self._cols = bit_rows(self.masks.transpose(0, 2, 1))
+            n = len(self.genders)
+            self._cols = [transpose_rows(rows, n) for rows in self.rows]
         return self._cols
 
     def holds(self, x: int, pred: int, y: int) -> bool:
@@ -144,17 +146,31 @@ class Family:
         return bool(self.rows[pred][x] >> y & 1)
 
 
-def _relation_masks(kb: KB, father: list[int], mother: list[int], spouse: list[int], gender: np.ndarray) -> np.ndarray:
-    n = len(father)
-    parent = np.zeros((n, n), dtype=bool)
-    married = np.zeros((n, n), dtype=bool)
-    people = np.arange(n)
-    dads, mums, partners = np.array(father), np.array(mother), np.array(spouse)
-    has = dads >= 0
-    parent[people[has], dads[has]] = parent[people[has], mums[has]] = True
-    has = partners >= 0
-    married[people[has], partners[has]] = True
-    return relation_masks(kb, parent, married, gender)
+def _single(rows: list[list[int]], n: int) -> list[int]:
+    """Per person x, the people who are exactly one relation of x (bitsets)."""
+    once = [0] * n
+    twice = [0] * n
+    for table in rows:
+        for x in range(n):
+            row = table[x]
+            twice[x] |= once[x] & row
+            once[x] |= row
+    return [once[x] & ~twice[x] for x in range(n)]
+
+
+def _single_predicates(rows: list[list[int]], single: list[int]) -> list[int]:
+    """``out[x * n + y]``: the one predicate of y to x where ``single`` says there is one, else -1."""
+    n = len(single)
+    out = [-1] * (n * n)
+    for p in range(len(rows)):
+        table = rows[p]
+        for x in range(n):
+            found = table[x] & single[x]
+            while found:
+                low = found & -found
+                out[x * n + low.bit_length() - 1] = p
+                found ^= low
+    return out
 
 
 Genealogy = tuple[list[int], list[int], list[int], list[int]]  # genders, father, mother, spouse

@@ -179,6 +179,80 @@ class _Program:
         return np.array([slots[i] for i in self.outputs]) if self.outputs else np.zeros((0, n, n), dtype=bool)
 
 
+    def run_rows(self, father: list[int], mother: list[int], spouse: list[int], female: int) -> list[list[int]]:
+        """:meth:`run` over int bitsets: ``out[p][x]`` has bit y when y is x's predicate p, from
+        each person's parents (both or neither: -1), spouse (-1: none) and the bitset of women."""
+        n = len(father)
+        parent = [0] * n
+        married = [0] * n
+        me = [0] * n
+        men = [0] * n
+        women = [0] * n
+        for x in range(n):
+            bit = 1 << x
+            if father[x] >= 0:
+                parent[x] = 1 << father[x] | 1 << mother[x]
+            if spouse[x] >= 0:
+                married[x] = 1 << spouse[x]
+            me[x] = bit
+            if female & bit:
+                women[x] = bit
+            else:
+                men[x] = bit
+        sexes = (((1 << n) - 1) & ~female, female)  # the people of the male (slot 3) and female (4) slots
+        slots = [parent, married, me, men, women]
+        for op, a, b in self.steps:
+            first = slots[a]
+            if op == "." and (b == 3 or b == 4):  # then a man (woman): keep the men (women)
+                keep = sexes[b - 3]
+                out = [row & keep for row in first]
+            elif op == "." and (a == 3 or a == 4):  # a man's (woman's) b
+                keep, then = sexes[a - 3], slots[b]
+                out = [then[x] if keep >> x & 1 else 0 for x in range(n)]
+            elif op == ".":
+                out = compose_rows(first, slots[b])
+            elif op == "~":
+                out = transpose_rows(first, n)
+            elif op == "|":
+                other = slots[b]
+                out = [first[x] | other[x] for x in range(n)]
+            elif op == "-":
+                other = slots[b]
+                out = [first[x] & ~other[x] for x in range(n)]
+            else:  # noself: nobody is their own relative
+                out = [first[x] & ~(1 << x) for x in range(n)]
+            slots.append(out)
+        return [slots[i] for i in self.outputs]
+
+
+def compose_rows(first: list[int], then: list[int]) -> list[int]:
+    """Relation product over bit rows: bit z of ``out[x]`` when some y has bit y of ``first[x]``
+    and bit z of ``then[y]``."""
+    out = [0] * len(first)
+    for x in range(len(first)):
+        middle = first[x]
+        reach = 0
+        while middle:
+            low = middle & -middle
+            reach |= then[low.bit_length() - 1]
+            middle ^= low
+        out[x] = reach
+    return out
+
+
+def transpose_rows(rows: list[int], n: int) -> list[int]:
+    """The inverse relation of bit rows over ``n`` people: bit x of ``out[y]`` when bit y of ``rows[x]``."""
+    out = [0] * n
+    for x in range(len(rows)):
+        row = rows[x]
+        bit = 1 << x
+        while row:
+            low = row & -row
+            out[low.bit_length() - 1] |= bit
+            row ^= low
+    return out
+
+
 # OpenBLAS multiplies with one thread up to 65536 * 4 multiply-adds; above that its worker
 # threads spin, which costs far more CPU than these small products need
 _SINGLE_THREAD_WORK = 65536 * 4
@@ -227,6 +301,20 @@ def relation_masks(kb: KB, parent: np.ndarray, spouse: np.ndarray, gender: np.nd
     The diagonal is always false: nobody is their own relative.
     """
     return _program(kb).run(np.asarray(parent, dtype=bool), np.asarray(spouse, dtype=bool), gender)
+
+
+def relation_rows(kb: KB, father: list[int], mother: list[int], spouse: list[int], female: int) -> list[list[int]]:
+    """:func:`relation_masks` as int bit rows (``out[p][x]``: bit y when y is x's p), from each
+    person's parents (both or neither: -1), spouse (-1: none) and the bitset of women."""
+    return _program(kb).run_rows(father, mother, spouse, female)
+
+
+def bit_masks(rows: list[list[int]], n: int) -> np.ndarray:
+    """The boolean array ``[i, x, y]`` of bit rows over ``n`` people (the inverse of :func:`bit_rows`)."""
+    width = (n + 7) // 8
+    data = b"".join([row.to_bytes(width, "little") for table in rows for row in table])
+    packed = np.frombuffer(data, dtype=np.uint8).reshape(len(rows), n, width)
+    return np.unpackbits(packed, axis=2, count=n, bitorder="little").astype(bool)
 
 
 def bit_rows(masks: np.ndarray) -> list[list[int]]:

@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import random
 
-import numpy as np
 
 from clutrr.core.chainer import Chain
 from clutrr.core.family import Family
-from clutrr.core.genealogy import bit_rows
+from clutrr.core.genealogy import transpose_rows
 from clutrr.core.draws import random_bit
 from clutrr.core.vocabulary import WordMask
 
@@ -33,13 +32,21 @@ def speakable(family: Family, allowed: WordMask | None) -> tuple[list[int], list
     key = ("speakable", allowed)
     hit = family.cache.get(key)
     if hit is None:
-        ok = family.single_mask
+        out = family.single
         if allowed is not None:
-            per_tail = np.array(allowed, dtype=bool)[:, family.gender]  # [p, y]: p's word for y is allowed
-            ok = ok & (family.masks & per_tail[:, None, :]).any(axis=0)
-        out, into = bit_rows(np.stack([ok, ok.T]))
-        hit = family.cache[key] = (out, into)
+            men, women = family.gender_bits
+            tails = [(men if said[0] else 0) | (women if said[1] else 0) for said in allowed]  # allowed tails per p
+            out = [row & _relatives_among(family.rows, x, tails) for x, row in enumerate(out)]
+        hit = family.cache[key] = (out, transpose_rows(out, family.size))
     return hit
+
+
+def _relatives_among(rows: list[list[int]], x: int, tails: list[int]) -> int:
+    """The people y who are some relation p of x and in ``tails[p]`` (a bitset)."""
+    found = 0
+    for p in range(len(rows)):
+        found |= rows[p][x] & tails[p]
+    return found
 
 
 class _Walker:
