@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
-from typing import Callable, Sequence, cast
+from dataclasses import dataclass
+from typing import Callable, Final
 
 
 from clutrr.core.family import Family
@@ -14,7 +14,7 @@ from clutrr.core.vocabulary import WordMask
 
 
 @mypyc_attr(serializable=True)  # pickled with its example
-@dataclass
+@dataclass(init=False)  # a compiled __init__ (the one dataclass writes runs as Python)
 class Chain:
     """A path ``people[0] -> ... -> people[k]`` whose facts are "people[i+1] is people[i]'s preds[i]".
 
@@ -26,7 +26,13 @@ class Chain:
     people: list[int]
     preds: list[int]
     target: int
-    proof: list[tuple[tuple[int, int, int], tuple[int, int, int], tuple[int, int, int]]] = field(default_factory=list)
+    proof: list[tuple[tuple[int, int, int], tuple[int, int, int], tuple[int, int, int]]]
+
+    def __init__(self, people: list[int], preds: list[int], target: int,
+                 proof: list[tuple[tuple[int, int, int], tuple[int, int, int], tuple[int, int, int]]] | None = None
+                 ) -> None:
+        self.people, self.preds, self.target = people, preds, target
+        self.proof = [] if proof is None else proof
 
     @property
     def k(self) -> int:
@@ -93,7 +99,8 @@ def target_pairs(family: Family, pred: int, gender: int) -> list[tuple[int, int]
     return word_pairs(family).pairs((pred, gender))
 
 
-Rules = tuple[tuple[int, int], ...]
+Rules = tuple[int, ...]  # rules r1 . r2 -> r of one head r, each as r1 << _RULE_SHIFT | r2
+_RULE_SHIFT: Final = 16
 _RULE_GROUPS: dict[tuple[int, WordMask | None], tuple[KB, list[tuple[Rules, ...]]]] = {}
 
 
@@ -105,23 +112,23 @@ def _rule_groups(kb: KB, allowed: WordMask | None) -> list[tuple[Rules, ...]]:
     if hit is None:  # the entry keeps kb alive, so its id is never reused by another KB
         groups: list[tuple[Rules, ...]]
         if allowed is None:
-            groups = [(rules,) for rules in kb.by_head]
+            groups = [(tuple(r1 << _RULE_SHIFT | r2 for r1, r2 in rules),) for rules in kb.by_head]
         else:
             def sayable(pair: tuple[int, int]) -> int:
                 return sum(any(allowed[p]) for p in pair)
-            groups = [tuple(tuple(r for r in rules if sayable(r) == n) for n in (2, 1, 0)) for rules in kb.by_head]
+            groups = [tuple(tuple(r1 << _RULE_SHIFT | r2 for r1, r2 in rules if sayable((r1, r2)) == n)
+                            for n in (2, 1, 0)) for rules in kb.by_head]
         hit = _RULE_GROUPS[key] = (kb, groups)
     return hit[1]
 
 
-def _expansion(edge_groups: tuple[Sequence[int], ...], rule_groups: list[tuple[Rules, ...]], people: list[int],
+def _expansion(edge_groups: list[list[int]], rule_groups: list[tuple[Rules, ...]], people: list[int],
                preds: list[int], rows: list[list[int]], cols: list[list[int]], used: int,
                rand: Callable[[], float]) -> tuple[int, int, int, int] | None:
     """The first (fact, rule) that can be grounded, facts and then each fact's rules drawn in
     uniformly random order, lazily (one ``rand()`` per item drawn): (fact index, r1, r2, the
     people who could be c)."""
-    for group in edge_groups:
-        items = list(group)
+    for items in edge_groups:  # shuffled in place
         n = len(items)
         while n:
             i = int(rand() * n)
@@ -134,7 +141,8 @@ def _expansion(edge_groups: tuple[Sequence[int], ...], rule_groups: list[tuple[R
                 m = len(rules)
                 while m:
                     j = int(rand() * m)
-                    r1, r2 = rules[j]
+                    rule = rules[j]
+                    r1, r2 = rule >> _RULE_SHIFT, rule & ((1 << _RULE_SHIFT) - 1)
                     m -= 1
                     rules[j] = rules[m]
                     cand = rows[r1][a] & cols[r2][b] & ~used
@@ -167,29 +175,35 @@ def backward_chain(family: Family, kb: KB, k: int, x: int, z: int, rng: random.R
     rule_groups = _rule_groups(kb, allowed)
     rand = rng.random
     used = (1 << x) | (1 << z)
-
-    def banned(i: int) -> bool:
-        return not cast(WordMask, allowed)[preds[i]][genders[people[i + 1]]]
-
+    men, women = gender_bits
     for left in range(k - 1, 0, -1):
         if allowed is None:
-            edge_groups: tuple[Sequence[int], ...] = (range(len(preds)),)
+            edge_groups = [list(range(len(preds)))]
         else:
-            bad = [i for i in range(len(preds)) if banned(i)]
+            bad = [i for i in range(len(preds)) if not _stated(allowed, preds, people, genders, i)]
             if len(bad) > left:
                 return None  # an expansion replaces at most one banned fact
-            edge_groups = (bad, [i for i in range(len(preds)) if not banned(i)])
+            edge_groups = [bad, [i for i in range(len(preds)) if _stated(allowed, preds, people, genders, i)]]
         found = _expansion(edge_groups, rule_groups, people, preds, rows, cols, used, rand)
         if found is None:
             return None
         e, r1, r2, cand = found
-        by_gender = [m for m in (cand & gender_bits[0], cand & gender_bits[1]) if m]
-        c = random_bit(by_gender[int(rand() * len(by_gender))], rand)
+        # a gender among those c can have, then c among those of it
+        male, female = cand & men, cand & women
+        if int(rand() * ((male != 0) + (female != 0))):
+            male = 0
+        c = random_bit(male if male else female, rand)
         used |= 1 << c
         a, b = people[e], people[e + 1]
         proof.append(((a, preds[e], b), (a, r1, c), (c, r2, b)))
         people.insert(e + 1, c)
-        preds[e:e + 1] = [r1, r2]
-    if allowed is not None and any(banned(i) for i in range(k)):
+        preds[e] = r1
+        preds.insert(e + 1, r2)
+    if allowed is not None and not all(_stated(allowed, preds, people, genders, i) for i in range(k)):
         return None
     return chain
+
+
+def _stated(allowed: WordMask, preds: list[int], people: list[int], genders: list[int], i: int) -> bool:
+    """Whether fact i of the path (people[i + 1] is people[i]'s preds[i]) has an allowed word."""
+    return allowed[preds[i]][genders[people[i + 1]]]

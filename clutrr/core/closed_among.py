@@ -14,12 +14,17 @@ from clutrr.core.kb import KB
 def closed_among(kb: KB, family: Family, people: list[int]) -> bool:
     """For every rule ``r1 . r2 -> r`` and distinct i, j, l among ``people``: "j is i's r1" and
     "l is j's r2" give "l is i's r"; and every fact among them has its inverse fact."""
+    return rows_closed(kb, family.rows, family.cols(), people)
+
+
+def rows_closed(kb: KB, rows: list[list[int]], cols: list[list[int]], people: list[int]) -> bool:
+    """:func:`closed_among` over relations given as bit rows (``rows[p][x]``: bit y when y is x's
+    p) and their columns (``cols[p][y]``: bit x when y is x's p)."""
     among = 0
     for p in people:
         among |= 1 << p
-    rows = family.rows
-    first, second, head, has_inverse, inverse = (a.tolist() for a in kb.rule_arrays())
-    for r1, r2, r in zip(first, second, head):
+    rules, inverses = _rules(kb)
+    for r1, r2, r in rules:
         rows1, rows2, rows_r = rows[r1], rows[r2], rows[r]
         for i in people:
             middle = rows1[i] & among
@@ -30,10 +35,22 @@ def closed_among(kb: KB, family: Family, people: list[int]) -> bool:
                 reach |= rows2[low.bit_length() - 1]
             if reach & among & ~(1 << i) & ~rows_r[i]:
                 return False
-    cols = family.cols()
-    for p, q in zip(has_inverse, inverse):
+    for p, q in inverses:
         rows_p, cols_q = rows[p], cols[q]
         for i in people:
             if rows_p[i] & among & ~cols_q[i]:  # j is i's p, but i is not j's q
                 return False
     return True
+
+
+_RULES: dict[int, tuple[KB, list[tuple[int, int, int]], list[tuple[int, int]]]] = {}
+
+
+def _rules(kb: KB) -> tuple[list[tuple[int, int, int]], list[tuple[int, int]]]:
+    """The KB's rules ``(r1, r2, r)`` and its predicates with their inverses ``(p, q)``, as lists
+    (:meth:`~clutrr.core.kb.KB.rule_arrays`, kept per KB)."""
+    hit = _RULES.get(id(kb))
+    if hit is None:  # the entry keeps kb alive, so its id is never reused by another KB
+        first, second, head, has_inverse, inverse = (a.tolist() for a in kb.rule_arrays())
+        hit = _RULES[id(kb)] = (kb, list(zip(first, second, head)), list(zip(has_inverse, inverse)))
+    return hit[1], hit[2]

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from clutrr.core.genealogy import compose
+from clutrr.core.closed_among import rows_closed
+from clutrr.core.genealogy import bit_rows
 from clutrr.core.kb import KB
 
 
@@ -115,13 +116,5 @@ def relations_closed(kb: KB, sub: np.ndarray) -> bool:
     ``sub[inverse(p), j, i]``. The diagonal of ``sub`` must be empty (nobody is their own
     relative), which keeps j apart from i and l.
     """
-    first, second, head, has_inverse, inverse = kb.rule_arrays()
     m = sub.shape[1]
-    as_float = sub.astype(np.float32)
-    # one product per rule, through compose (which keeps BLAS on one thread: its worker threads spin)
-    derived = np.array([compose(sub[a], sub[b], as_float[a], as_float[b]) for a, b in zip(first, second)]) \
-        if len(first) else np.zeros((0, m, m), dtype=bool)
-    derived[:, np.arange(m), np.arange(m)] = False
-    if (derived & ~sub[head]).any():
-        return False
-    return not (sub[has_inverse].transpose(0, 2, 1) & ~sub[inverse]).any()
+    return rows_closed(kb, bit_rows(sub), bit_rows(sub.transpose(0, 2, 1)), list(range(m)))

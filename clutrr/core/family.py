@@ -68,7 +68,6 @@ class FamilyConfig:
         return 2 + per_couple * couples
 
 
-@mypyc_attr(native_class=False)
 class Family:
     """A sampled family: people, their parents and spouses, and every relation between them.
 
@@ -83,6 +82,7 @@ class Family:
         n = len(genders)
         self.genders = genders
         self.father, self.mother, self.spouse = father, mother, spouse
+        self.kb = kb
         female = 0
         for i, g in enumerate(genders):
             if g:
@@ -93,12 +93,10 @@ class Family:
         self.cache: dict = {}  # per-family work shared by the stories of a block
         self._masks = masks
         self._cols: list[list[int]] | None = None
-        self._only: list[int] | None = None  # [x * size + y]: the predicate of a single pair
 
-    def __getstate__(self) -> dict:
-        state = dict(self.__dict__)
-        state["cache"], state["_masks"], state["_cols"], state["_only"] = {}, None, None, None  # rebuilt from rows
-        return state
+    def __reduce__(self) -> tuple:
+        """Pickled as its people and relations (the rest is rebuilt on first use)."""
+        return Family, (self.genders, self.father, self.mother, self.spouse, self.kb, self.masks)
 
     @property
     def size(self) -> int:
@@ -121,10 +119,11 @@ class Family:
         """The predicate index of y to x when exactly one holds, else -1."""
         if not self.single[x] >> y & 1:
             return -1
-        only = self._only
-        if only is None:
-            only = self._only = _single_predicates(self.rows, self.single)
-        return only[x * len(self.single) + y]
+        rows = self.rows
+        for p in range(len(rows)):
+            if rows[p][x] >> y & 1:
+                return p
+        return -1
 
     def row_bits(self, pred: int, x: int) -> int:
         """The people y with "y is x's pred", as an int bitset (bit y)."""
@@ -148,28 +147,14 @@ class Family:
 
 def _single(rows: list[list[int]], n: int) -> list[int]:
     """Per person x, the people who are exactly one relation of x (bitsets)."""
-    once = [0] * n
-    twice = [0] * n
-    for table in rows:
-        for x in range(n):
+    out = [0] * n
+    for x in range(n):
+        once = twice = 0
+        for table in rows:
             row = table[x]
-            twice[x] |= once[x] & row
-            once[x] |= row
-    return [once[x] & ~twice[x] for x in range(n)]
-
-
-def _single_predicates(rows: list[list[int]], single: list[int]) -> list[int]:
-    """``out[x * n + y]``: the one predicate of y to x where ``single`` says there is one, else -1."""
-    n = len(single)
-    out = [-1] * (n * n)
-    for p in range(len(rows)):
-        table = rows[p]
-        for x in range(n):
-            found = table[x] & single[x]
-            while found:
-                low = found & -found
-                out[x * n + low.bit_length() - 1] = p
-                found ^= low
+            twice |= once & row
+            once |= row
+        out[x] = once & ~twice
     return out
 
 
