@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import Callable, Final
+from typing import Callable, Final, cast
 
 
 from clutrr.core.family import Family
@@ -137,11 +137,11 @@ def _expansion(edge_groups: list[list[int]], rule_groups: list[tuple[Rules, ...]
             items[i] = items[n]
             a, b = people[e], people[e + 1]
             for group_rules in rule_groups[preds[e]]:
-                rules = list(group_rules)
+                rules: list[object] = list(group_rules)  # objects: moving one is not boxing it again
                 m = len(rules)
                 while m:
                     j = int(rand() * m)
-                    rule = rules[j]
+                    rule = cast(int, rules[j])
                     r1, r2 = rule >> _RULE_SHIFT, rule & ((1 << _RULE_SHIFT) - 1)
                     m -= 1
                     rules[j] = rules[m]
@@ -178,7 +178,7 @@ def backward_chain(family: Family, kb: KB, k: int, x: int, z: int, rng: random.R
     men, women = gender_bits
     for left in range(k - 1, 0, -1):
         if allowed is None:
-            edge_groups = [list(range(len(preds)))]
+            edge_groups = [[i for i in range(len(preds))]]
         else:
             bad = [i for i in range(len(preds)) if not _stated(allowed, preds, people, genders, i)]
             if len(bad) > left:

@@ -62,7 +62,7 @@ class _Walker:
         """A path of ``steps`` facts from ``start`` avoiding ``used``, and the people it used."""
         facts: list[Fact] = []
         a = start
-        relation, out, rand = self.family.relation, self.out, self.rand
+        family, out, rand = self.family, self.out, self.rand
         for _ in range(steps):
             options = out[a] & ~used
             if not options:
@@ -70,25 +70,26 @@ class _Walker:
             for _ in range(int(rand() * options.bit_count())):  # random_bit(options, rand)
                 options &= options - 1
             b = (options & -options).bit_length() - 1
-            facts.append((a, relation(a, b), b))
+            facts.append((a, family.relation(a, b), b))
             used |= 1 << b
             a = b
         return facts, used
 
     def supporting(self, chain: Chain, n: int) -> list[Fact] | None:
         k = chain.k
-        relation = self.family.relation
-        pairs = [(i, j) for i in range(k + 1) for j in range(i + 1 if n > 1 else i + 2, k + 1) if (i, j) != (0, k)]
+        family = self.family
+        span = k + 1  # the chain positions (i, j) of a pair, as i * span + j
+        pairs = [i * span + j for i in range(span) for j in range(i + 1 if n > 1 else i + 2, span) if i or j != k]
         rand, left = self.rand, len(pairs)
         for _ in range(min(12, left)):  # up to 12 pairs in uniformly random order (in_random_order's draws)
             pick = int(rand() * left)
-            i, j = pairs[pick]
+            i, j = divmod(pairs[pick], span)
             left -= 1
             pairs[pick] = pairs[left]
             u, v = chain.people[i], chain.people[j]
             if n == 1:
                 if self.out[u] >> v & 1:
-                    return [(u, relation(u, v), v)]
+                    return [(u, family.relation(u, v), v)]
                 continue
             for _ in range(4):
                 # walk n - 2 steps, then step to someone who is linked to v
@@ -104,7 +105,7 @@ class _Walker:
                     continue
                 last = random_bit(options, self.rand)
                 self.used = used | 1 << last
-                return head + [(a, relation(a, last), last), (last, relation(last, v), v)]
+                return head + [(a, family.relation(a, last), last), (last, family.relation(last, v), v)]
         return None
 
     def irrelevant(self, chain: Chain, n: int) -> list[Fact] | None:
