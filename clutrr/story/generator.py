@@ -148,12 +148,26 @@ class _HashPrefix:
         h.update("\x1f".join(map(repr, rest)).encode())
         return int.from_bytes(h.digest(), "big")
 
+    def of_ints(self, a: int, b: int) -> int:
+        """``self(a, b)`` for two ints (an int's repr is its digits), with no tuple or reprs built."""
+        h = self._state.copy()
+        h.update(f"{a}\x1f{b}".encode())
+        return int.from_bytes(h.digest(), "big")
 
-def uuid4_text(n: int) -> str:
-    """``str(uuid.UUID(int=n, version=4))`` for a 128-bit ``n``, without building the object."""
-    n = (n & ~(0xC000 << 48) | 0x8000 << 48) & ~(0xF000 << 64) | 4 << 76
-    h = f"{n:032x}"
-    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+    def uuid4_of_ints(self, a: int, b: int) -> str:
+        """``str(uuid.UUID(int=self(a, b), version=4))`` for a prefix of 16 bytes, from the hash's hex digits."""
+        h = self._state.copy()
+        h.update(f"{a}\x1f{b}".encode())
+        return uuid4_hex(h.hexdigest())
+
+
+_VARIANT = "89ab" * 4  # a version-4 UUID's variant digit, by the hex digit it replaces
+
+
+def uuid4_hex(h: str) -> str:
+    """``str(uuid.UUID(int=int(h, 16), version=4))`` for 32 hex digits ``h``, without the object: the
+    version digit (the 13th) becomes 4, the variant digit (the 17th) keeps its two low bits under binary 10."""
+    return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-{_VARIANT[int(h[16], 16)]}{h[17:20]}-{h[20:]}"
 
 
 def pattern_heldout(pattern: str, k: int, seed: int, fraction: float) -> bool:
@@ -369,12 +383,14 @@ class _Context:
     example_hash: _HashPrefix  # stable_hash("example", seed, split, k, noise, ...)
     id_hash: _HashPrefix  # stable_hash("id", seed, split, k, noise, ..., size=16)
     words: list[tuple[str | None, str | None]]  # [predicate][gender]: KB.word, read without a call
+    male_names: list[str]  # clutrr.core.names.load_names(), read without a call
+    female_names: list[str]
     families: dict = field(default_factory=dict, compare=False)  # family key -> Family (the last few)
     shapes: FactMemo = field(default_factory=lambda: FactMemo(SHAPE_FACTS), compare=False)  # chain -> _Shape
     orders: dict = field(default_factory=dict, compare=False)  # target words' order per (kind, block)
 
 
-@dataclass(frozen=True)
+@dataclass
 class _Shape:
     """What a chain's predicates and its people's genders decide, worked out once per context."""
 
@@ -383,6 +399,7 @@ class _Shape:
     heldout: bool
     heads: tuple[str, ...]  # the gender of each fact's first person
     plan: PathPlan  # how the bank renders the chain
+    entailed: int = -1  # what the chain's predicates entail (chain_entailment), once computed
 
 @lru_cache(maxsize=64)
 def _context(config: GeneratorConfig, seed: int, split: str, k: int, noise: str) -> _Context:
@@ -394,7 +411,7 @@ def _context(config: GeneratorConfig, seed: int, split: str, k: int, noise: str)
                     offered_targets(config, k), offered_targets(config, 1) if config.query != "reasoning" else (),
                     _family_config(config, k, noise), _HashPrefix("example", seed, split, k, noise),
                     _HashPrefix("id", seed, split, k, noise, size=16),
-                    [p.words for p in kb.predicates])
+                    [p.words for p in kb.predicates], *_name_pools())
 
 
 def _shape(ctx: _Context, config: GeneratorConfig, seed: int, chain: Chain, genders: list[int]) -> _Shape:
@@ -464,7 +481,7 @@ def _story(config: GeneratorConfig, k: int, noise: str, seed: int, index: int, s
         ctx = _context(config, seed, split, k, noise)
         _LAST_CONTEXT[0] = (config, seed, split, k, noise, ctx)
     kb = ctx.kb
-    rng = seeded(ctx.example_hash(index, attempt) if not redraw else ctx.example_hash(index, attempt, redraw))
+    rng = seeded(ctx.example_hash.of_ints(index, attempt) if not redraw else ctx.example_hash(index, attempt, redraw))
     coin = stable_hash("mixed", seed, split, k, noise, index // 2) & 1 if config.query == "mixed" else 0
     memory, nth = row_kind(config.query, index, coin)
     if memory:
@@ -556,12 +573,12 @@ def _assemble(config: GeneratorConfig, kb: KB, ctx: _Context, family: Family, ch
             path.append(ib)
             paths.append((range(start, len(edges)), path))
     genders = [family_genders[p] for p in people]
-    names = _names(genders, rng)
+    names = _names(genders, rng, ctx.male_names, ctx.female_names)
     if config.context_words:  # a stream of its own: the story is the same at every padded length
         context_rng = seeded(stable_hash("context", seed, split, k, noise, index, attempt))
         names = with_surnames(names, context_rng)
 
-    _check(kb, family, chain, edges, people)
+    _check(kb, family, chain, shape, edges, people)
     qa, qb, qpred = (0, k, chain.target) if query is None else (pos[query[0]], pos[query[2]], query[1])
     if query is not None:
         check_retrieval(kb, [(a, p, b) for a, p, b, _ in edges], (qa, qpred, qb))
@@ -586,7 +603,7 @@ def _assemble(config: GeneratorConfig, kb: KB, ctx: _Context, family: Family, ch
         story, context = pad_story(kb, bank, padding, story_pieces, k, names, [(a, p, b) for a, p, b, _ in edges],
                                    (qa, qb), qpred, context_rng)
     return Example(
-        kb, id=uuid4_text(ctx.id_hash(index, attempt)), split=split, task=task,
+        kb, id=ctx.id_hash.uuid4_of_ints(index, attempt), split=split, task=task,
         k=k, noise_kind=noise, seed=seed, index=index, names=names, genders=genders, people=people, edges=edges,
         words=words, chain_words=shape.words, chain_heads=shape.heads, query=(qa, qb), query_pred=qpred,
         target=target_word, pattern=shape.pattern,
@@ -595,19 +612,25 @@ def _assemble(config: GeneratorConfig, kb: KB, ctx: _Context, family: Family, ch
         chain=chain, noise=noise_paths, family=family, with_difficulty=config.difficulty)
 
 
-def _names(genders: list[int], rng: random.Random) -> list[str]:
-    """Distinct first names of the given genders, drawn from the name lists (men first)."""
+def _name_pools() -> tuple[list[str], list[str]]:
     pools = load_names()
+    return pools["male"], pools["female"]
+
+
+def _names(genders: list[int], rng: random.Random, male: list[str], female: list[str]) -> list[str]:
+    """Distinct first names of the given genders (0: from ``male``, 1: from ``female``), men drawn first."""
     names = [""] * len(genders)
-    for g, pool in ((0, pools["male"]), (1, pools["female"])):
+    for g in range(2):
+        pool = female if g else male
         idx = [i for i, gg in enumerate(genders) if gg == g]
         if idx:
-            for i, j in zip(idx, sample_indices(rng, len(pool), len(idx))):
-                names[i] = pool[j]
+            picks = sample_indices(rng, len(pool), len(idx))
+            for n in range(len(idx)):
+                names[idx[n]] = pool[picks[n]]
     return names
 
 
-def _check(kb: KB, family: Family, chain: Chain, edges: list, people: list[int]) -> None:
+def _check(kb: KB, family: Family, chain: Chain, shape: _Shape, edges: list, people: list[int]) -> None:
     """Assert the guarantees: a simple path of true facts that entails exactly the target.
 
     ``edges`` are ``(head, predicate, tail, kind)`` over story people, whose family ids are
@@ -633,23 +656,12 @@ def _check(kb: KB, family: Family, chain: Chain, edges: list, people: list[int])
         if closed_among(kb, family, people):
             return
     target_bits = 1 << chain.target
-    if _chain_entailment(kb, tuple(chain.preds)) != target_bits:
+    if shape.entailed < 0:  # a pure function of the chain's predicates, part of its shape
+        shape.entailed = chain_entailment(kb, list(chain.preds))
+    if shape.entailed != target_bits:
         raise AssertionError("chain does not uniquely entail its target")
     if len(edges) > k and story_closure(kb, [(a, p, b) for a, p, b, _ in edges]).get((0, k), 0) != target_bits:
         raise AssertionError("noise changed what the story entails")
-
-
-_ENTAILED: dict[tuple, tuple[KB, int]] = {}
-
-
-def _chain_entailment(kb: KB, preds: tuple[int, ...]) -> int:
-    """:func:`chain_entailment`, remembered per (KB, predicates): a pure function of them."""
-    hit = _ENTAILED.get((id(kb), preds))
-    if hit is None or hit[0] is not kb:  # the entry keeps its KB alive, so a reused id is another KB
-        if len(_ENTAILED) > 1 << 16:
-            _ENTAILED.clear()
-        hit = _ENTAILED[id(kb), preds] = (kb, chain_entailment(kb, list(preds)))
-    return hit[1]
 
 
 def _family_closed(kb: KB, family: Family) -> bool:
