@@ -72,3 +72,22 @@ def test_a_proof_that_does_not_derive_the_chain_is_refused(monkeypatch):
     monkeypatch.setattr(generator, "backward_chain", tampered)
     with pytest.raises(AssertionError, match="proof"):
         make_example(CONFIG, 3, "none", 1, 0, "test")
+
+
+def test_a_proof_replay_refuses_every_kind_of_broken_step(kb):
+    chain = make_example(CONFIG, 4, "none", 2, 5, "test").chain
+    assert generator._proof_derives(kb, chain)
+
+    def broken(step: int, change) -> bool:
+        proof = list(chain.proof)
+        proof[step] = change(*proof[step])
+        return generator._proof_derives(kb, generator.Chain(chain.people, chain.preds, chain.target, proof))
+
+    other = next(r for r in range(len(kb.predicates)) if r != chain.proof[0][0][1])
+    for step in range(len(chain.proof)):
+        assert not broken(step, lambda g, f1, f2: (g, (f1[0], f2[1], f1[2]), f2))  # a rule that does not apply
+        assert not broken(step, lambda g, f1, f2: (g, (f1[0] + 1, f1[1], f1[2]), f2))  # from another person
+        assert not broken(step, lambda g, f1, f2: (g, (f1[0], f1[1], f1[2] + 1), f2))  # facts that do not meet
+        assert not broken(step, lambda g, f1, f2: (g, f1, (f2[0], f2[1], f2[2] + 1)))  # to another person
+        assert not broken(step, lambda g, f1, f2: ((g[0], g[1], g[2] + 1), f1, (f2[0], f2[1], f2[2] + 1)))  # no goal
+    assert not broken(0, lambda g, f1, f2: ((g[0], other, g[2]), f1, f2))

@@ -657,11 +657,24 @@ def _check(kb: KB, family: Family, chain: Chain, shape: _Shape, edges: list, peo
             return
     target_bits = 1 << chain.target
     if shape.entailed < 0:  # a pure function of the chain's predicates, part of its shape
-        shape.entailed = chain_entailment(kb, list(chain.preds))
+        shape.entailed = _chain_entailment(kb, tuple(chain.preds))
     if shape.entailed != target_bits:
         raise AssertionError("chain does not uniquely entail its target")
     if len(edges) > k and story_closure(kb, [(a, p, b) for a, p, b, _ in edges]).get((0, k), 0) != target_bits:
         raise AssertionError("noise changed what the story entails")
+
+
+_ENTAILED: dict[tuple, tuple[KB, int]] = {}
+
+
+def _chain_entailment(kb: KB, preds: tuple[int, ...]) -> int:
+    """:func:`chain_entailment`, remembered per (KB, predicates): a pure function of them."""
+    hit = _ENTAILED.get((id(kb), preds))
+    if hit is None or hit[0] is not kb:  # the entry keeps its KB alive, so a reused id is another KB
+        if len(_ENTAILED) > 1 << 16:
+            _ENTAILED.clear()
+        hit = _ENTAILED[id(kb), preds] = (kb, chain_entailment(kb, list(preds)))
+    return hit[1]
 
 
 def _family_closed(kb: KB, family: Family) -> bool:
@@ -675,10 +688,11 @@ def _family_closed(kb: KB, family: Family) -> bool:
 
 def _proof_derives(kb: KB, chain: Chain) -> bool:
     """Replay the proof: the target fact, rewritten rule by rule, becomes exactly the chain."""
+    table: list[list[int]] = kb.table  # kb.compose, read without a call
     facts = [(chain.people[0], chain.target, chain.people[-1])]
     for goal, f1, f2 in chain.proof:
-        if goal not in facts or kb.compose(f1[1], f2[1]) != goal[1] \
-                or (f1[0], f1[2], f2[2]) != (goal[0], f2[0], goal[2]):
+        if table[f1[1]][f2[1]] != goal[1] or f1[0] != goal[0] or f1[2] != f2[0] or f2[2] != goal[2] \
+                or goal not in facts:
             return False
         i = facts.index(goal)
         facts[i:i + 1] = [f1, f2]
