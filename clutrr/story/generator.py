@@ -687,13 +687,26 @@ def _family_closed(kb: KB, family: Family) -> bool:
 
 
 def _proof_derives(kb: KB, chain: Chain) -> bool:
-    """Replay the proof: the target fact, rewritten rule by rule, becomes exactly the chain."""
+    """Replay the proof: the target fact, rewritten rule by rule, becomes exactly the chain.
+
+    The facts being rewritten always form a path, held as ``after[head] = (predicate, tail)``
+    (a step that would bring a person back into the path fails: the chain is a simple path).
+    """
     table: list[list[int]] = kb.table  # kb.compose, read without a call
-    facts = [(chain.people[0], chain.target, chain.people[-1])]
+    x, z = chain.people[0], chain.people[-1]
+    after: dict[int, tuple[int, int]] = {x: (chain.target, z)}
     for goal, f1, f2 in chain.proof:
-        if table[f1[1]][f2[1]] != goal[1] or f1[0] != goal[0] or f1[2] != f2[0] or f2[2] != goal[2] \
-                or goal not in facts:
+        a, r, b = goal
+        c = f1[2]
+        if table[f1[1]][f2[1]] != r or f1[0] != a or f2[0] != c or f2[2] != b or after.get(a) != (r, b) \
+                or c in after or c == z:
             return False
-        i = facts.index(goal)
-        facts[i:i + 1] = [f1, f2]
-    return facts == chain.facts()
+        after[a] = (f1[1], c)
+        after[c] = (f2[1], b)
+    head = x
+    for i, p in enumerate(chain.preds):
+        step = after.get(head)
+        if step is None or step != (p, chain.people[i + 1]):
+            return False
+        head = step[1]
+    return len(after) == chain.k
