@@ -15,9 +15,10 @@ import yaml
 
 from clutrr.core.chainer import Chain, backward_chain, present_targets, target_pairs, word_pairs
 from clutrr.core.closed_among import closed_among
+from clutrr.core.closure_rows import closure_tables, rows_closed
 from clutrr.core.distractors import CONNECTED, MAX_NOISE_FACTS, connected_noise
 from clutrr.core.draws import sample_indices, seeded, shuffle
-from clutrr.core.entailment import chain_entailment, relations_closed, story_closure
+from clutrr.core.entailment import chain_entailment, story_closure
 from clutrr.core.native import mypyc_attr
 from clutrr.core.family import DENSE_MAX_PEOPLE, Family, FamilyConfig
 from clutrr.core.kb import GENDERS, KB, KBError, load_kb
@@ -385,6 +386,8 @@ class _Context:
     words: list[tuple[str | None, str | None]]  # [predicate][gender]: KB.word, read without a call
     male_names: list[str]  # clutrr.core.names.load_names(), read without a call
     female_names: list[str]
+    rules: list[tuple[int, int, int]]  # the KB's rules and inverses, as clutrr.core.closure_rows reads them
+    inverses: list[tuple[int, int]]
     families: dict = field(default_factory=dict, compare=False)  # family key -> Family (the last few)
     shapes: FactMemo = field(default_factory=lambda: FactMemo(SHAPE_FACTS), compare=False)  # chain -> _Shape
     orders: dict = field(default_factory=dict, compare=False)  # target words' order per (kind, block)
@@ -411,7 +414,8 @@ def _context(config: GeneratorConfig, seed: int, split: str, k: int, noise: str)
                     offered_targets(config, k), offered_targets(config, 1) if config.query != "reasoning" else (),
                     _family_config(config, k, noise), _HashPrefix("example", seed, split, k, noise),
                     _HashPrefix("id", seed, split, k, noise, size=16),
-                    [p.words for p in kb.predicates], *_name_pools())
+                    [p.words for p in kb.predicates], *_name_pools(),
+                    *closure_tables(kb.rules, [p.inverse for p in kb.predicates]))
 
 
 def _shape(ctx: _Context, config: GeneratorConfig, seed: int, chain: Chain, genders: list[int]) -> _Shape:
@@ -578,7 +582,7 @@ def _assemble(config: GeneratorConfig, kb: KB, ctx: _Context, family: Family, ch
         context_rng = seeded(stable_hash("context", seed, split, k, noise, index, attempt))
         names = with_surnames(names, context_rng)
 
-    _check(kb, family, chain, shape, edges, people)
+    _check(ctx, family, chain, shape, edges, people)
     qa, qb, qpred = (0, k, chain.target) if query is None else (pos[query[0]], pos[query[2]], query[1])
     if query is not None:
         check_retrieval(kb, [(a, p, b) for a, p, b, _ in edges], (qa, qpred, qb))
@@ -630,7 +634,7 @@ def _names(genders: list[int], rng: random.Random, male: list[str], female: list
     return names
 
 
-def _check(kb: KB, family: Family, chain: Chain, shape: _Shape, edges: list, people: list[int]) -> None:
+def _check(ctx: _Context, family: Family, chain: Chain, shape: _Shape, edges: list, people: list[int]) -> None:
     """Assert the guarantees: a simple path of true facts that entails exactly the target.
 
     ``edges`` are ``(head, predicate, tail, kind)`` over story people, whose family ids are
@@ -641,6 +645,7 @@ def _check(kb: KB, family: Family, chain: Chain, shape: _Shape, edges: list, peo
     for short clean chains (where it is cheaper), what the chain and the story entail is
     computed (CYK table, closure).
     """
+    kb = ctx.kb
     k, x, z = chain.k, chain.people[0], chain.people[-1]
     if len(set(chain.people)) != k + 1:
         raise AssertionError("chain is not a simple path")
@@ -651,7 +656,7 @@ def _check(kb: KB, family: Family, chain: Chain, shape: _Shape, edges: list, peo
     if family.relation(x, z) != chain.target or not _proof_derives(kb, chain):
         raise AssertionError("the chain's proof does not derive the query pair's one relation")
     if len(edges) > k or k > CYK_MAX_K:
-        if _family_closed(kb, family):
+        if _family_closed(ctx, family):
             return
         if closed_among(kb, family, people):
             return
@@ -677,12 +682,13 @@ def _chain_entailment(kb: KB, preds: tuple[int, ...]) -> int:
     return hit[1]
 
 
-def _family_closed(kb: KB, family: Family) -> bool:
+def _family_closed(ctx: _Context, family: Family) -> bool:
     """Whether all of a small family's relations are closed under the KB (then so are any
     people's among them); checked once per family, for families of up to FAMILY_CHECK_MAX."""
     hit = family.cache.get("closed")
     if hit is None:
-        hit = family.cache["closed"] = family.size <= FAMILY_CHECK_MAX and relations_closed(kb, family.masks)
+        hit = family.cache["closed"] = family.size <= FAMILY_CHECK_MAX and \
+            rows_closed(ctx.rules, ctx.inverses, family.rows, family.size)
     return hit
 
 
