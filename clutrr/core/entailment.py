@@ -107,9 +107,6 @@ def story_closure(kb: KB, facts: list[tuple[int, int, int]]) -> dict[tuple[int, 
     return {(people[i // m], people[i % m]): v for i, v in enumerate(known) if v}
 
 
-CLOSED_BATCH_PEOPLE = 64  # up to this many people, relations_closed multiplies all rules' relations at once
-
-
 def relations_closed(kb: KB, sub: np.ndarray) -> bool:
     """Whether boolean relations ``sub[p, i, j]`` among some people are closed under the KB.
 
@@ -121,11 +118,9 @@ def relations_closed(kb: KB, sub: np.ndarray) -> bool:
     first, second, head, has_inverse, inverse = kb.rule_arrays()
     m = sub.shape[1]
     as_float = sub.astype(np.float32)
-    if len(first) and m <= CLOSED_BATCH_PEOPLE:  # every rule's product in one stacked call (small products)
-        derived = np.matmul(as_float[first], as_float[second]) > 0
-    else:  # one product per rule, through compose (which keeps BLAS on one thread: its worker threads spin)
-        derived = np.array([compose(sub[a], sub[b], as_float[a], as_float[b]) for a, b in zip(first, second)]) \
-            if len(first) else np.zeros((0, m, m), dtype=bool)
+    # one product per rule, through compose (which keeps BLAS on one thread: its worker threads spin)
+    derived = np.array([compose(sub[a], sub[b], as_float[a], as_float[b]) for a, b in zip(first, second)]) \
+        if len(first) else np.zeros((0, m, m), dtype=bool)
     derived[:, np.arange(m), np.arange(m)] = False
     if (derived & ~sub[head]).any():
         return False
