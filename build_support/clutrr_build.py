@@ -39,7 +39,6 @@ HOT = (
     "clutrr/io/rows.py",
     "clutrr/core/memory.py",
     "clutrr/pipeline/tasks.py",
-    "clutrr/core/closure_rows.py",
 )
 _KIND = "CLUTRR_BUILD_KIND"  # "wheel" while this backend builds a wheel (setup.py reads it)
 _BASE = "CLUTRR_BUILD_BASE"  # a wheel build's own temporary build folder (never ./build: no stale files)

@@ -15,7 +15,6 @@ import yaml
 
 from clutrr.core.chainer import Chain, backward_chain, present_targets, target_pairs, word_pairs
 from clutrr.core.closed_among import closed_among
-from clutrr.core.closure_rows import closure_tables, rows_closed
 from clutrr.core.distractors import CONNECTED, MAX_NOISE_FACTS, connected_noise
 from clutrr.core.draws import sample_indices, seeded, shuffle
 from clutrr.core.entailment import chain_entailment, story_closure
@@ -386,8 +385,6 @@ class _Context:
     words: list[tuple[str | None, str | None]]  # [predicate][gender]: KB.word, read without a call
     male_names: list[str]  # clutrr.core.names.load_names(), read without a call
     female_names: list[str]
-    rules: list[tuple[int, int, int]]  # the KB's rules and inverses, as clutrr.core.closure_rows reads them
-    inverses: list[tuple[int, int]]
     families: dict = field(default_factory=dict, compare=False)  # family key -> Family (the last few)
     shapes: FactMemo = field(default_factory=lambda: FactMemo(SHAPE_FACTS), compare=False)  # chain -> _Shape
     orders: dict = field(default_factory=dict, compare=False)  # target words' order per (kind, block)
@@ -414,8 +411,7 @@ def _context(config: GeneratorConfig, seed: int, split: str, k: int, noise: str)
                     offered_targets(config, k), offered_targets(config, 1) if config.query != "reasoning" else (),
                     _family_config(config, k, noise), _HashPrefix("example", seed, split, k, noise),
                     _HashPrefix("id", seed, split, k, noise, size=16),
-                    [p.words for p in kb.predicates], *_name_pools(),
-                    *closure_tables(kb.rules, [p.inverse for p in kb.predicates]))
+                    [p.words for p in kb.predicates], *_name_pools())
 
 
 def _shape(ctx: _Context, config: GeneratorConfig, seed: int, chain: Chain, genders: list[int]) -> _Shape:
@@ -688,7 +684,7 @@ def _family_closed(ctx: _Context, family: Family) -> bool:
     hit = family.cache.get("closed")
     if hit is None:
         hit = family.cache["closed"] = family.size <= FAMILY_CHECK_MAX and \
-            rows_closed(ctx.rules, ctx.inverses, family.rows, family.size)
+            closed_among(ctx.kb, family, list(range(family.size)))
     return hit
 
 
