@@ -161,13 +161,13 @@ class _HashPrefix:
         return uuid4_hex(h.hexdigest())
 
 
-_VARIANT = "89ab" * 4  # a version-4 UUID's variant digit, by the hex digit it replaces
+_VARIANT = {d: "89ab"[int(d, 16) & 3] for d in "0123456789abcdef"}  # a UUID's variant digit, by the digit it replaces
 
 
 def uuid4_hex(h: str) -> str:
     """``str(uuid.UUID(int=int(h, 16), version=4))`` for 32 hex digits ``h``, without the object: the
     version digit (the 13th) becomes 4, the variant digit (the 17th) keeps its two low bits under binary 10."""
-    return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-{_VARIANT[int(h[16], 16)]}{h[17:20]}-{h[20:]}"
+    return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-{_VARIANT[h[16]]}{h[17:20]}-{h[20:]}"
 
 
 def pattern_heldout(pattern: str, k: int, seed: int, fraction: float) -> bool:
@@ -351,7 +351,7 @@ def relations_report(config: GeneratorConfig, ks: list[int]) -> dict:
 
 def _target_order(seed: int, split: str, k: int, noise: str, block: int, n: int) -> tuple[int, ...]:
     order = list(range(n))
-    random.Random(stable_hash("targets", seed, split, k, noise, block)).shuffle(order)
+    shuffle(seeded(stable_hash("targets", seed, split, k, noise, block)), order)  # Random(...).shuffle's order
     return tuple(order)
 
 
