@@ -150,3 +150,17 @@ def test_a_fact_memo_forgets_everything_before_passing_its_budget():
     assert dict(memo) == {"long": 4} and memo.facts == 25
     memo.clear()
     assert not memo and memo.facts == 0
+
+
+def test_example_ids_are_the_version_4_uuids_of_their_hashes():
+    import uuid
+
+    from clutrr.story.generator import _HashPrefix, uuid4_hex
+
+    ids = _HashPrefix("id", 5, "train", 3, "none", size=16)
+    for index in range(0, 300_000, 997):
+        for attempt in (0, 1, 7):
+            n = ids(index, attempt)
+            assert ids.uuid4_of_ints(index, attempt) == str(uuid.UUID(int=n, version=4)) == uuid4_hex(f"{n:032x}")
+    examples = _HashPrefix("example", 5, "train", 3, "none")
+    assert [examples.of_ints(i, 2) for i in range(50)] == [examples(i, 2) for i in range(50)]

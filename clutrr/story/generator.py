@@ -17,7 +17,7 @@ from clutrr.core.chainer import Chain, backward_chain, present_targets, target_p
 from clutrr.core.closed_among import closed_among
 from clutrr.core.distractors import CONNECTED, MAX_NOISE_FACTS, connected_noise
 from clutrr.core.draws import sample_indices, seeded, shuffle
-from clutrr.core.entailment import chain_entailment, relations_closed, story_closure
+from clutrr.core.entailment import chain_entailment, story_closure
 from clutrr.core.native import mypyc_attr
 from clutrr.core.family import DENSE_MAX_PEOPLE, Family, FamilyConfig
 from clutrr.core.kb import GENDERS, KB, KBError, load_kb
@@ -148,12 +148,26 @@ class _HashPrefix:
         h.update("\x1f".join(map(repr, rest)).encode())
         return int.from_bytes(h.digest(), "big")
 
+    def of_ints(self, a: int, b: int) -> int:
+        """``self(a, b)`` for two ints (an int's repr is its digits), with no tuple or reprs built."""
+        h = self._state.copy()
+        h.update(f"{a}\x1f{b}".encode())
+        return int.from_bytes(h.digest(), "big")
 
-def uuid4_text(n: int) -> str:
-    """``str(uuid.UUID(int=n, version=4))`` for a 128-bit ``n``, without building the object."""
-    n = (n & ~(0xC000 << 48) | 0x8000 << 48) & ~(0xF000 << 64) | 4 << 76
-    h = f"{n:032x}"
-    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+    def uuid4_of_ints(self, a: int, b: int) -> str:
+        """``str(uuid.UUID(int=self(a, b), version=4))`` for a prefix of 16 bytes, from the hash's hex digits."""
+        h = self._state.copy()
+        h.update(f"{a}\x1f{b}".encode())
+        return uuid4_hex(h.hexdigest())
+
+
+_VARIANT = {d: "89ab"[int(d, 16) & 3] for d in "0123456789abcdef"}  # a UUID's variant digit, by the digit it replaces
+
+
+def uuid4_hex(h: str) -> str:
+    """``str(uuid.UUID(int=int(h, 16), version=4))`` for 32 hex digits ``h``, without the object: the
+    version digit (the 13th) becomes 4, the variant digit (the 17th) keeps its two low bits under binary 10."""
+    return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-{_VARIANT[h[16]]}{h[17:20]}-{h[20:]}"
 
 
 def pattern_heldout(pattern: str, k: int, seed: int, fraction: float) -> bool:
@@ -337,7 +351,7 @@ def relations_report(config: GeneratorConfig, ks: list[int]) -> dict:
 
 def _target_order(seed: int, split: str, k: int, noise: str, block: int, n: int) -> tuple[int, ...]:
     order = list(range(n))
-    random.Random(stable_hash("targets", seed, split, k, noise, block)).shuffle(order)
+    shuffle(seeded(stable_hash("targets", seed, split, k, noise, block)), order)  # Random(...).shuffle's order
     return tuple(order)
 
 
@@ -369,12 +383,14 @@ class _Context:
     example_hash: _HashPrefix  # stable_hash("example", seed, split, k, noise, ...)
     id_hash: _HashPrefix  # stable_hash("id", seed, split, k, noise, ..., size=16)
     words: list[tuple[str | None, str | None]]  # [predicate][gender]: KB.word, read without a call
+    male_names: list[str]  # clutrr.core.names.load_names(), read without a call
+    female_names: list[str]
     families: dict = field(default_factory=dict, compare=False)  # family key -> Family (the last few)
     shapes: FactMemo = field(default_factory=lambda: FactMemo(SHAPE_FACTS), compare=False)  # chain -> _Shape
     orders: dict = field(default_factory=dict, compare=False)  # target words' order per (kind, block)
 
 
-@dataclass(frozen=True)
+@dataclass
 class _Shape:
     """What a chain's predicates and its people's genders decide, worked out once per context."""
 
@@ -383,6 +399,7 @@ class _Shape:
     heldout: bool
     heads: tuple[str, ...]  # the gender of each fact's first person
     plan: PathPlan  # how the bank renders the chain
+    entailed: int = -1  # what the chain's predicates entail (chain_entailment), once computed
 
 @lru_cache(maxsize=64)
 def _context(config: GeneratorConfig, seed: int, split: str, k: int, noise: str) -> _Context:
@@ -394,7 +411,7 @@ def _context(config: GeneratorConfig, seed: int, split: str, k: int, noise: str)
                     offered_targets(config, k), offered_targets(config, 1) if config.query != "reasoning" else (),
                     _family_config(config, k, noise), _HashPrefix("example", seed, split, k, noise),
                     _HashPrefix("id", seed, split, k, noise, size=16),
-                    [p.words for p in kb.predicates])
+                    [p.words for p in kb.predicates], *_name_pools())
 
 
 def _shape(ctx: _Context, config: GeneratorConfig, seed: int, chain: Chain, genders: list[int]) -> _Shape:
@@ -464,7 +481,7 @@ def _story(config: GeneratorConfig, k: int, noise: str, seed: int, index: int, s
         ctx = _context(config, seed, split, k, noise)
         _LAST_CONTEXT[0] = (config, seed, split, k, noise, ctx)
     kb = ctx.kb
-    rng = seeded(ctx.example_hash(index, attempt) if not redraw else ctx.example_hash(index, attempt, redraw))
+    rng = seeded(ctx.example_hash.of_ints(index, attempt) if not redraw else ctx.example_hash(index, attempt, redraw))
     coin = stable_hash("mixed", seed, split, k, noise, index // 2) & 1 if config.query == "mixed" else 0
     memory, nth = row_kind(config.query, index, coin)
     if memory:
@@ -556,12 +573,12 @@ def _assemble(config: GeneratorConfig, kb: KB, ctx: _Context, family: Family, ch
             path.append(ib)
             paths.append((range(start, len(edges)), path))
     genders = [family_genders[p] for p in people]
-    names = _names(genders, rng)
+    names = _names(genders, rng, ctx.male_names, ctx.female_names)
     if config.context_words:  # a stream of its own: the story is the same at every padded length
         context_rng = seeded(stable_hash("context", seed, split, k, noise, index, attempt))
         names = with_surnames(names, context_rng)
 
-    _check(kb, family, chain, edges, people)
+    _check(ctx, family, chain, shape, edges, people)
     qa, qb, qpred = (0, k, chain.target) if query is None else (pos[query[0]], pos[query[2]], query[1])
     if query is not None:
         check_retrieval(kb, [(a, p, b) for a, p, b, _ in edges], (qa, qpred, qb))
@@ -586,7 +603,7 @@ def _assemble(config: GeneratorConfig, kb: KB, ctx: _Context, family: Family, ch
         story, context = pad_story(kb, bank, padding, story_pieces, k, names, [(a, p, b) for a, p, b, _ in edges],
                                    (qa, qb), qpred, context_rng)
     return Example(
-        kb, id=uuid4_text(ctx.id_hash(index, attempt)), split=split, task=task,
+        kb, id=ctx.id_hash.uuid4_of_ints(index, attempt), split=split, task=task,
         k=k, noise_kind=noise, seed=seed, index=index, names=names, genders=genders, people=people, edges=edges,
         words=words, chain_words=shape.words, chain_heads=shape.heads, query=(qa, qb), query_pred=qpred,
         target=target_word, pattern=shape.pattern,
@@ -595,19 +612,25 @@ def _assemble(config: GeneratorConfig, kb: KB, ctx: _Context, family: Family, ch
         chain=chain, noise=noise_paths, family=family, with_difficulty=config.difficulty)
 
 
-def _names(genders: list[int], rng: random.Random) -> list[str]:
-    """Distinct first names of the given genders, drawn from the name lists (men first)."""
+def _name_pools() -> tuple[list[str], list[str]]:
     pools = load_names()
+    return pools["male"], pools["female"]
+
+
+def _names(genders: list[int], rng: random.Random, male: list[str], female: list[str]) -> list[str]:
+    """Distinct first names of the given genders (0: from ``male``, 1: from ``female``), men drawn first."""
     names = [""] * len(genders)
-    for g, pool in ((0, pools["male"]), (1, pools["female"])):
+    for g in range(2):
+        pool = female if g else male
         idx = [i for i, gg in enumerate(genders) if gg == g]
         if idx:
-            for i, j in zip(idx, sample_indices(rng, len(pool), len(idx))):
-                names[i] = pool[j]
+            picks = sample_indices(rng, len(pool), len(idx))
+            for n in range(len(idx)):
+                names[idx[n]] = pool[picks[n]]
     return names
 
 
-def _check(kb: KB, family: Family, chain: Chain, edges: list, people: list[int]) -> None:
+def _check(ctx: _Context, family: Family, chain: Chain, shape: _Shape, edges: list, people: list[int]) -> None:
     """Assert the guarantees: a simple path of true facts that entails exactly the target.
 
     ``edges`` are ``(head, predicate, tail, kind)`` over story people, whose family ids are
@@ -618,6 +641,7 @@ def _check(kb: KB, family: Family, chain: Chain, edges: list, people: list[int])
     for short clean chains (where it is cheaper), what the chain and the story entail is
     computed (CYK table, closure).
     """
+    kb = ctx.kb
     k, x, z = chain.k, chain.people[0], chain.people[-1]
     if len(set(chain.people)) != k + 1:
         raise AssertionError("chain is not a simple path")
@@ -628,12 +652,14 @@ def _check(kb: KB, family: Family, chain: Chain, edges: list, people: list[int])
     if family.relation(x, z) != chain.target or not _proof_derives(kb, chain):
         raise AssertionError("the chain's proof does not derive the query pair's one relation")
     if len(edges) > k or k > CYK_MAX_K:
-        if _family_closed(kb, family):
+        if _family_closed(ctx, family):
             return
         if closed_among(kb, family, people):
             return
     target_bits = 1 << chain.target
-    if _chain_entailment(kb, tuple(chain.preds)) != target_bits:
+    if shape.entailed < 0:  # a pure function of the chain's predicates, part of its shape
+        shape.entailed = _chain_entailment(kb, tuple(chain.preds))
+    if shape.entailed != target_bits:
         raise AssertionError("chain does not uniquely entail its target")
     if len(edges) > k and story_closure(kb, [(a, p, b) for a, p, b, _ in edges]).get((0, k), 0) != target_bits:
         raise AssertionError("noise changed what the story entails")
@@ -652,22 +678,37 @@ def _chain_entailment(kb: KB, preds: tuple[int, ...]) -> int:
     return hit[1]
 
 
-def _family_closed(kb: KB, family: Family) -> bool:
+def _family_closed(ctx: _Context, family: Family) -> bool:
     """Whether all of a small family's relations are closed under the KB (then so are any
     people's among them); checked once per family, for families of up to FAMILY_CHECK_MAX."""
     hit = family.cache.get("closed")
     if hit is None:
-        hit = family.cache["closed"] = family.size <= FAMILY_CHECK_MAX and relations_closed(kb, family.masks)
+        hit = family.cache["closed"] = family.size <= FAMILY_CHECK_MAX and \
+            closed_among(ctx.kb, family, list(range(family.size)))
     return hit
 
 
 def _proof_derives(kb: KB, chain: Chain) -> bool:
-    """Replay the proof: the target fact, rewritten rule by rule, becomes exactly the chain."""
-    facts = [(chain.people[0], chain.target, chain.people[-1])]
+    """Replay the proof: the target fact, rewritten rule by rule, becomes exactly the chain.
+
+    The facts being rewritten always form a path, held as ``after[head] = (predicate, tail)``
+    (a step that would bring a person back into the path fails: the chain is a simple path).
+    """
+    table: list[list[int]] = kb.table  # kb.compose, read without a call
+    x, z = chain.people[0], chain.people[-1]
+    after: dict[int, tuple[int, int]] = {x: (chain.target, z)}
     for goal, f1, f2 in chain.proof:
-        if goal not in facts or kb.compose(f1[1], f2[1]) != goal[1] \
-                or (f1[0], f1[2], f2[2]) != (goal[0], f2[0], goal[2]):
+        a, r, b = goal
+        c = f1[2]
+        if table[f1[1]][f2[1]] != r or f1[0] != a or f2[0] != c or f2[2] != b or after.get(a) != (r, b) \
+                or c in after or c == z:
             return False
-        i = facts.index(goal)
-        facts[i:i + 1] = [f1, f2]
-    return facts == chain.facts()
+        after[a] = (f1[1], c)
+        after[c] = (f2[1], b)
+    head = x
+    for i, p in enumerate(chain.preds):
+        step = after.get(head)
+        if step is None or step != (p, chain.people[i + 1]):
+            return False
+        head = step[1]
+    return len(after) == chain.k
