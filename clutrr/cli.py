@@ -11,8 +11,8 @@ import contextlib
 import gc
 import importlib
 import os
-import pkgutil
 import sys
+from importlib.util import find_spec
 from typing import Iterator
 
 from clutrr import BUILD, __version__, commands
@@ -24,9 +24,12 @@ BLAS_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_TH
 
 
 def _command_modules(only: str | None = None) -> list:
-    names = [m.name for m in pkgutil.iter_modules(commands.__path__)]
-    if only in names:  # one command asked for: import its module alone (start-up time)
-        names = [only]
+    if only is not None and only.isidentifier() and find_spec(f"{commands.__name__}.{only}") is not None:
+        names = [only]  # one command asked for: import its module alone (start-up time)
+    else:
+        import pkgutil
+
+        names = [m.name for m in pkgutil.iter_modules(commands.__path__)]
     mods = [importlib.import_module(f"clutrr.commands.{name}") for name in names]
     return sorted((m for m in mods if hasattr(m, "NAME")), key=lambda m: m.NAME)
 
