@@ -12,7 +12,8 @@ import pytest
 from clutrr.cli import main
 from helpers import REPO
 
-NOT_NEEDED = ("numpy.ma", "concurrent.futures", "multiprocessing", "clutrr.render.bank_check", "ray")
+NOT_NEEDED = ("numpy.ma", "concurrent.futures", "multiprocessing", "clutrr.render.bank_check", "clutrr.kinship.terminology",
+              "ray")
 
 RUN_GENERATE = """
 import gc, os, runpy, sys
