@@ -66,7 +66,7 @@ def start_up(command: str | None) -> Iterator[None]:
     """The start-up of a process that runs ``command``: its modules load (numpy on one BLAS thread
     for the commands of ONE_BLAS_THREAD) with the cyclic collector paused, and what they made is
     frozen: it lives as long as the process, so the collector's passes never go through it (left
-    on, they went through it again and again while it loaded: a fifth of generate's start-up)."""
+    on, they went through it again and again while it loaded: a sixth of generate's start-up)."""
     enabled = gc.isenabled()
     gc.disable()
     try:
