@@ -26,7 +26,8 @@ class WheelBuildError(RuntimeError):
 
 def unpacked_wheel(dest: Path, pure: bool, timeout: float = 1200) -> tuple[Path, list[str]]:
     """Build the wheel (``pure``: with CLUTRR_PURE=1) into ``dest`` and unpack it into
-    ``dest/tree``; returns that folder and the backend's own lines ("clutrr build: ...")."""
+    ``dest/tree``, byte-compiled as pip installs it (:func:`byte_compile`); returns that
+    folder and the backend's own lines ("clutrr build: ...")."""
     env = {k: v for k, v in os.environ.items() if k not in ("CLUTRR_PURE", "PYTHONPATH")}
     if pure:
         env["CLUTRR_PURE"] = "1"
@@ -39,7 +40,18 @@ def unpacked_wheel(dest: Path, pure: bool, timeout: float = 1200) -> tuple[Path,
     wheel = next(dest.glob("clutrr-*.whl"))
     tree = dest / "tree"
     zipfile.ZipFile(wheel).extractall(tree)
+    byte_compile(tree, timeout)
     return tree, said
+
+
+def byte_compile(tree: Path, timeout: float = 600) -> None:
+    """Write the ``__pycache__`` files of every module under ``tree``, as pip does at install
+    time: a run from the folder then starts as an installed package does, not compiling each
+    module's source first (which it would on every run where PYTHONDONTWRITEBYTECODE is set)."""
+    done = subprocess.run([sys.executable, "-m", "compileall", "-q", str(tree)], capture_output=True, text=True,
+                          timeout=timeout)
+    if done.returncode != 0:
+        raise WheelBuildError(done.stdout + done.stderr)
 
 
 def is_compiled(tree: Path) -> bool:

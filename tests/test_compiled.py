@@ -70,6 +70,28 @@ def test_the_wheel_holds_every_hot_module_compiled(compiled_tree, tmp_path):
     assert run(None, *flag, cwd=tmp_path, cli=False).stdout == "False\n"
 
 
+def _stale_bytecode(source: Path) -> bool:
+    """Whether Python would compile ``source`` again on import: no ``.pyc`` beside it in
+    ``__pycache__``, or one whose header does not match this Python or the source's mtime and size."""
+    import importlib.util
+
+    cached = Path(importlib.util.cache_from_source(str(source)))
+    if not cached.is_file():
+        return True
+    head, st = cached.read_bytes()[:16], source.stat()
+    return head != importlib.util.MAGIC_NUMBER + bytes(4) + (int(st.st_mtime) & 0xFFFFFFFF).to_bytes(4, "little") + (
+        st.st_size & 0xFFFFFFFF).to_bytes(4, "little")
+
+
+def test_the_wheel_folder_is_byte_compiled_as_pip_installs_it(compiled_tree):
+    """Every module the wheel keeps as Python has a current ``.pyc``, as after ``pip install``:
+    with PYTHONDONTWRITEBYTECODE=1 a run from the folder would otherwise compile them all again."""
+    sources = list((compiled_tree / "clutrr").rglob("*.py"))
+    assert len(sources) > 50
+    stale = [str(p.relative_to(compiled_tree)) for p in sources if _stale_bytecode(p)]
+    assert stale == [], f"{len(stale)} modules without current bytecode, e.g. {stale[:3]}"
+
+
 def test_the_wheel_folder_runs_compiled_even_from_the_checkout(compiled_tree, monkeypatch):
     """``python -m`` puts the working directory first on sys.path: started in the checkout, a run
     of the wheel's folder imported the checkout's sources (the benchmark once timed Python twice)."""

@@ -336,6 +336,7 @@ class _Planted:
 
 
 def test_a_planted_cache_file_never_runs_code(tmp_path, monkeypatch):
+    from clutrr.render.bank_cache import FORMAT
     from clutrr.render.usable import _compiled_key
 
     cache = tmp_path / "cache"
@@ -350,7 +351,7 @@ def test_a_planted_cache_file_never_runs_code(tmp_path, monkeypatch):
     assert res.returncode == 0, res.stderr
     assert not marker.exists(), "a planted pickle ran"
     written = (cache / f"bank-{key}.json").read_bytes()
-    assert written.startswith(b"{") and json.loads(written)["format"] == 1  # rebuilt as plain JSON
+    assert written.startswith(b"{") and json.loads(written)["format"] == FORMAT  # rebuilt as plain JSON
 
 
 def test_a_cache_file_others_may_write_is_ignored(tmp_path):

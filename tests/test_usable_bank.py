@@ -64,3 +64,35 @@ def test_a_name_list_change_refreshes_both_caches(tmp_path, monkeypatch):
     (data / "names_female.txt").write_text((data / "names_female.txt").read_text() + "\nZenobia\n")
     after = _key(templates, "kinship"), _compiled_key("paraphrase", "kinship")
     assert before[0] != after[0] and before[1] != after[1]
+
+
+def _as_written(t: Template) -> tuple:
+    return t.id, t.clause, t.gender, t.text, t.source, t.compile_plan()
+
+
+def test_a_compiled_bank_reads_back_as_it_was_written():
+    """The compiled cache's numbered tables (clauses, genders, sources, gendered forms) give back
+    every template, render plan, flag, holdout half, fallback id and dropped count."""
+    from clutrr.paths import data_dir
+    from clutrr.render.bank_cache import decode_bank, encode_bank
+    from clutrr.render.bank_files import load_bank
+    from clutrr.render.templates import Bank
+
+    bank = load_bank(str(data_dir("paraphrases") / "k1"))
+    train, test = bank.split(3)
+    filled = Bank(train.templates(), "k1:train", fallback_ids=frozenset(t.id for t in train.templates()[:5]),
+                  dropped={"total": 2, "5": 2})
+    whole = Bank(bank.templates(), "k1", holdout=(filled, test), dropped={"total": 1})
+    flags = {t.id: i % 3 == 0 for i, t in enumerate(bank.templates())}
+    data = json.loads(json.dumps(encode_bank(whole, flags)))
+    assert len(data["template_rows"]) == len(bank) and len(data["sources"]) > 10 and len(data["genders"]) == 3
+    back, back_flags = decode_bank(data)
+    assert back_flags == flags
+    for was, now in zip((whole, *whole.holdout), (back, *back.holdout)):
+        assert [_as_written(t) for t in now.templates()] == [_as_written(t) for t in was.templates()]
+        assert (now.name, now.fallback_ids, now.dropped) == (was.name, was.fallback_ids, was.dropped)
+    fresh = [Template(t.id, t.clause, t.gender, t.text, t.source) for t in bank.templates()]
+    assert [t._plan for t in back.templates()] == [t.compile_plan() for t in fresh]  # the plans compile_plan makes
+    assert sum(f is not None for t in back.templates() for _, f, _ in t._plan[1]) > 1000  # gendered forms among them
+    assert decode_bank({**data, "forms": []}) is None  # a damaged file is no bank
+    assert decode_bank({**data, "format": 1}) is None  # nor is another format's

@@ -29,10 +29,11 @@ _CHECKED: dict[int, KB] = {}  # id -> KB (kept, so the id is not reused)
 def check_sound(kb: KB) -> None:
     """KBError naming the first rule of a KB marked sound that a sampled family contradicts
     (or a definition that does not compile); built-in KBs are not checked again."""
-    if not kb.sound or id(kb) in _CHECKED or Path(kb.path) in {resolve_kb_path(name) for name in BUILTIN}:
+    if not kb.sound or id(kb) in _CHECKED:
         return
-    _check(kb)
-    _CHECKED[id(kb)] = kb
+    if Path(kb.path) not in {resolve_kb_path(name) for name in BUILTIN}:
+        _check(kb)
+    _CHECKED[id(kb)] = kb  # a built-in one too: the next call for it is a lookup
 
 
 def _check(kb: KB) -> None:

@@ -18,20 +18,19 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import gc
-import multiprocessing as mp
 import os
 import signal
 import sys
 import threading
 import time
 from collections import deque
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures import TimeoutError as FutureTimeout
-from concurrent.futures.process import BrokenProcessPool
-from typing import Any, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from clutrr.engines.base import STALL_SECONDS, Engine, EngineError, window
 from clutrr.engines.resources import check_memory
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
 
 PR_SET_PDEATHSIG = 1
 _CAN_HOLD = hasattr(signal, "pthread_sigmask")  # POSIX
@@ -72,8 +71,23 @@ def _init_worker(prepare: Callable[[Any], None] | None, context: Any, parent: in
         signal.pthread_sigmask(signal.SIG_UNBLOCK, _HELD)
     die_with_parent(parent)
     if prepare is not None:
-        prepare(context)  # a no-op after a fork: the parent's caches came along
-        gc.freeze()
+        load_and_freeze(prepare, context)  # a no-op after a fork: the parent's caches came along
+
+
+def load_and_freeze(prepare: Callable[[Any], None], context: Any) -> None:
+    """Run ``prepare`` with the cyclic collector paused, then freeze what it loaded: KB and template
+    banks, tens of thousands of objects that live as long as the process. Left on, the collector
+    would go through them again and again while they load (most of the 0.1 CPU-s it took in a
+    generate run's start), and after that at every full pass (and, in a forked worker, copy their
+    memory pages by touching them)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        prepare(context)
+    finally:
+        if enabled:
+            gc.enable()
+    gc.freeze()
 
 
 def _idle() -> None:
@@ -102,10 +116,12 @@ class LocalEngine(Engine):
         start-up cannot make them print a traceback; this process holds them back too until
         the pool is stored, then takes them (a signal is never lost, and the pool is there
         for ``close``)."""
+        import multiprocessing as mp  # imported here: one worker (the default) needs neither
+        from concurrent.futures import ProcessPoolExecutor
+
         method = start_method()
         if method == "fork" and self.prepare is not None:
-            self.prepare(context)
-            gc.freeze()  # what is loaded now lives on: keep the collector off it (no copy-on-write of its pages)
+            load_and_freeze(self.prepare, context)  # the workers start with it loaded
         held = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD) if _CAN_HOLD else None
         try:
             pool = ProcessPoolExecutor(self.workers, mp_context=mp.get_context(method),
@@ -120,15 +136,17 @@ class LocalEngine(Engine):
     def start(self, context: Any) -> None:
         if self.workers > 1 and self._pool is None:
             self._new_pool(context)
-        elif self.workers == 1 and self.prepare is not None:  # as a forked worker does: what is loaded
-            self.prepare(context)  # lives on, so the collector's full passes skip it
-            gc.freeze()
+        elif self.workers == 1 and self.prepare is not None:  # as a forked worker does
+            load_and_freeze(self.prepare, context)
 
     def imap(self, fn: Callable[[Any, Any], Any], context: Any, tasks: Iterable[Any]) -> Iterator[Any]:
         if self.workers == 1:
             for task in tasks:
                 yield fn(context, task)
             return
+        from concurrent.futures import TimeoutError as FutureTimeout
+        from concurrent.futures.process import BrokenProcessPool
+
         tries: dict[int, int] = {}
         todo = enumerate(tasks)
         pending: deque = deque()  # (sequence number, task, future)

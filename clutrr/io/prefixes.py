@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
 import socket
 
 from clutrr.errors import UsageError
@@ -65,6 +64,8 @@ def check_prefix(target: Store, force: bool) -> list[str]:
 def staging_prefix(target: Store, force: bool, stamp: str) -> Store:
     """Check ``target`` (see :func:`check_prefix`) and start a fresh staging prefix beside it
     (with file ``stamp``: a store that cannot be written fails now, before any work)."""
+    import secrets  # here: runs writing to a local folder (most) never need it
+
     check_prefix(target, force)
     host = "".join(c if c.isalnum() or c == "." else "_" for c in socket.gethostname()) or "host"
     work = target.sibling(f".{target.name}.tmp-{host}-{os.getpid()}-{secrets.token_hex(4)}")

@@ -18,6 +18,7 @@ import re
 import tempfile
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import yaml
@@ -26,11 +27,13 @@ from clutrr.core.family import FamilyConfig, sample_family
 from clutrr.core.genealogy import relation_masks
 from clutrr.core.kb import KB, KBError, load_kb, parse_kb
 from clutrr.core.soundness import check_sound
-from clutrr.core.worlds import random_world
-from clutrr.kinship.glossary import glossary
-from clutrr.kinship.templates import bank_text
-from clutrr.kinship.terminology import SPEAKERS, Terminology, load_terminology
 from clutrr.paths import cache_dir, data_dir, trusted
+
+if TYPE_CHECKING:
+    from clutrr.kinship.terminology import Terminology
+
+# The terminology modules (their patterns, glossary, templates) are imported by the functions that
+# compile one: every generate run reads shown_source, and most tell no kinship system.
 
 WORLDS = 150
 SEED = 2026
@@ -55,12 +58,16 @@ def predicate_terms(terminology: Terminology) -> list[tuple[str, str | None]]:
     """(term, speaker) of each predicate, in KB order. When some kin type is limited to one
     speaker sex, every term is two predicates, one per speaker (a term said by nobody of a sex
     is left out), so that rules may depend on who speaks; otherwise one predicate per term."""
+    from clutrr.kinship.terminology import SPEAKERS
+
     speakers = SPEAKERS if terminology.speaker_sensitive else (None,)
     return [(term, s) for term in terminology.terms for s in speakers if terminology.kin_types(term, s)]
 
 
 def _skeleton(terminology: Terminology) -> dict:
     """The compiled KB as data, without rules or inverses."""
+    from clutrr.kinship.glossary import glossary
+
     world = load_kb("kinship").world_model
     predicates = {}
     for term, speaker in predicate_terms(terminology):
@@ -86,6 +93,8 @@ def worlds(kb: KB, n: int = WORLDS, seed: int = SEED, generations: int = 0):
     four generations, the others adversarial random worlds; with ``generations``, only the
     family trees clutrr draws of that many generations (up to five children a couple, nine in
     ten of them married, so every shape of smaller settings occurs)."""
+    from clutrr.core.worlds import random_world
+
     rng = random.Random(seed)
     for i in range(n):
         if generations:
@@ -246,6 +255,8 @@ def _private_dir() -> str:
 def kinship_kb_path(name_or_path: str) -> str:
     """The path of the compiled KB of a terminology (a built-in name or a file), compiled on
     first use; KBError (one line) when the terminology is refused."""
+    from clutrr.kinship.terminology import load_terminology
+
     terminology = load_terminology(name_or_path)
     name = f"kinship-{terminology.name}-{terminology.digest}-{code_digest()}.yaml"
     return str(cached_file(name, lambda: compile_terminology(terminology)))
@@ -261,6 +272,9 @@ def kinship_kb(name_or_path: str) -> KB:
 @lru_cache(maxsize=32)
 def kinship_bank_path(name_or_path: str) -> str:
     """The path of the template bank of a terminology's terms (see :mod:`clutrr.kinship.templates`)."""
+    from clutrr.kinship.templates import bank_text
+    from clutrr.kinship.terminology import load_terminology
+
     terminology = load_terminology(name_or_path)
     name = f"kinship-{terminology.name}-{terminology.digest}-{code_digest()}-templates.yaml"
     return str(cached_file(name, lambda: bank_text(terminology)))

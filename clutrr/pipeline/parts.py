@@ -97,8 +97,9 @@ class PieceJoiner:
         self._work, self._ctx = work, ctx
         self.formats = tuple(f for f in ctx.formats if f in BYTE_PIECES)
         self._open: dict[Shard, dict[str, TextShard]] = {}
-        self._buffer = bytearray(JOIN_CHUNK)  # one buffer for every read: no fresh pages per chunk
-        self._view = memoryview(self._buffer)
+        # one buffer for every read (no fresh pages per chunk), made on the first piece: zeroing its
+        # 4 MB costs milliseconds, and most runs cut no shard into pieces
+        self._buffer: bytearray | None = None
 
     def add(self, piece: Piece) -> dict[str, str] | None:
         """Append ``piece`` (the next one of its shard); the digests by format once it was the last."""
@@ -108,11 +109,14 @@ class PieceJoiner:
                                                 kinship=kinship(self._ctx))
                                  for fmt, name in mf.shard_files(shard, self.formats).items()}
         writers = self._open[shard]
+        if self._buffer is None:
+            self._buffer = bytearray(JOIN_CHUNK)
+        view = memoryview(self._buffer)
         for fmt, writer in writers.items():
             name = mf.piece_file(shard, piece.number, fmt)
             with self._work.open(name) as fh:
                 while size := fh.readinto(self._buffer):
-                    writer.write_bytes(self._view[:size])
+                    writer.write_bytes(view[:size])
             self._work.remove(name)
         if piece.number < piece.count - 1:
             return None

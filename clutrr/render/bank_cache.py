@@ -21,7 +21,7 @@ try:  # optional (pip install 'clutrr[fast]'): the same data, read about three t
 except ImportError:  # pragma: no cover - depends on the environment
     from json import loads
 
-FORMAT = 1  # of compiled bank files; their names also change with the code that writes them
+FORMAT = 2  # of compiled bank files; their names also change with the code that writes them
 
 
 def load(path: Path) -> object | None:
@@ -49,17 +49,31 @@ def store(path: Path, data: object) -> None:
             tmp.unlink()
 
 
-def _plan(data: list) -> tuple:
-    head, slots = data
-    return head, tuple((e, f if f is None else (f[0], f[1]), tail) for e, f, tail in slots)
+class _Numbered:
+    """Values numbered in the order they are first met: a table stored once, that rows refer to."""
+
+    def __init__(self, first: tuple = ()) -> None:
+        self.values: list = list(first)
+        self._number = {v: i for i, v in enumerate(self.values)}
+
+    def __call__(self, value: object) -> int:
+        number = self._number.get(value)
+        if number is None:
+            number = self._number[value] = len(self.values)
+            self.values.append(value)
+        return number
 
 
 def encode_bank(bank: Bank, flags: dict[str, bool]) -> dict:
     """A compiled bank (its templates' render plans worked out) and the templates' self-possessive
-    flags, as JSON-ready data; templates shared by the holdout are stored once. (A template's
-    parts, which only the probes read, are worked out again from its text when asked for.)"""
+    flags, as JSON-ready data; templates shared by the holdout are stored once. A template row is
+    ``[id, clause, gender, text, source, plan head, plan slots, flag]``, with clause, gender, source
+    and each slot's gendered forms numbers in tables stored once (``forms`` 0: a name), so the
+    file is small and quick to read. (A template's parts, which only the probes read, are worked out
+    again from its text when asked for.)"""
     order: dict[int, int] = {}
     rows: list[list] = []
+    clauses, genders, sources, forms = _Numbered(), _Numbered(), _Numbered(), _Numbered((None,))
 
     def index(part: Bank) -> list[int]:
         out = []
@@ -67,7 +81,8 @@ def encode_bank(bank: Bank, flags: dict[str, bool]) -> dict:
             if id(t) not in order:
                 order[id(t)] = len(rows)
                 head, slots = t.compile_plan()
-                rows.append([t.id, list(t.clause), t.gender, t.text, t.source, [head, slots]])
+                rows.append([t.id, clauses(t.clause), genders(t.gender), t.text, sources(t.source), head,
+                             [[e, forms(f if f is None else tuple(f)), tail] for e, f, tail in slots], flags[t.id]])
             out.append(order[id(t)])
         return out
 
@@ -75,9 +90,10 @@ def encode_bank(bank: Bank, flags: dict[str, bool]) -> dict:
         return {"name": part.name, "templates": index(part), "fallback_ids": sorted(part.fallback_ids),
                 "dropped": part.dropped}
 
-    return {"format": FORMAT, "bank": describe(bank),
-            "holdout": None if bank.holdout is None else [describe(p) for p in bank.holdout],
-            "template_rows": rows, "flags": flags}
+    described = describe(bank), None if bank.holdout is None else [describe(p) for p in bank.holdout]
+    return {"format": FORMAT, "bank": described[0], "holdout": described[1], "template_rows": rows,
+            "clauses": clauses.values, "genders": genders.values, "sources": sources.values,
+            "forms": forms.values[1:]}
 
 
 def decode_bank(data: object) -> tuple[Bank, dict[str, bool]] | None:
@@ -85,15 +101,20 @@ def decode_bank(data: object) -> tuple[Bank, dict[str, bool]] | None:
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         return None
     try:
-        templates = []
-        for tid, clause, gender, text, source, plan in data["template_rows"]:
-            templates.append(Template(tid, tuple(clause), gender, text, source, _plan=_plan(plan)))
+        clauses = [tuple(c) for c in data["clauses"]]
+        genders, sources = list(data["genders"]), list(data["sources"])
+        forms = [None, *((male, female) for male, female in data["forms"])]
+        templates, flags = [], {}
+        for tid, clause, gender, text, source, head, slots, flag in data["template_rows"]:
+            plan = (head, tuple([(e, forms[f], tail) for e, f, tail in slots]))
+            templates.append(Template(tid, clauses[clause], genders[gender], text, sources[source], _plan=plan))
+            flags[tid] = flag
 
         def build(part: dict, holdout: tuple[Bank, Bank] | None = None) -> Bank:
             return Bank([templates[i] for i in part["templates"]], part["name"], holdout=holdout,
                         fallback_ids=frozenset(part["fallback_ids"]), dropped=part["dropped"])
 
         holdout = None if data["holdout"] is None else tuple(build(p) for p in data["holdout"])
-        return build(data["bank"], holdout), dict(data["flags"])
+        return build(data["bank"], holdout), flags
     except (KeyError, TypeError, ValueError, IndexError):
         return None
