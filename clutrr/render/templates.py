@@ -150,6 +150,11 @@ class Bank:
         self.own_spans = FactMemo(OWN_SPAN_FACTS)  # text measures of clutrr.render.measures.TextTally, per chain
         self._ids: dict[tuple[tuple[str, ...], str], frozenset[str]] = {}
         self._by_id: dict[str, Template] | None = None
+        # rendering's view of the templates (clutrr.render.stitching.forms): template id -> Form,
+        # (clause, head gender) -> the Forms of its choices, relation word -> its one-fact Forms by head gender
+        self.forms: dict = {}
+        self.choice_forms: dict = {}
+        self.fact_forms: dict = {}
 
     def __len__(self) -> int:
         return sum(len(v) for v in self.by_clause.values())
