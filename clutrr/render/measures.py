@@ -11,11 +11,13 @@ tokenised whole.
 """
 from __future__ import annotations
 
-from clutrr.core.native import mypyc_attr
 from clutrr.render.stitching import Piece
 from clutrr.render.templates import Bank, Template
 
 MULTI_FACT_KS = range(4, 11)
+# the additive counts of a TextTally (what a worker sends back), in this order
+COUNTS = ("stories", "self_possessive", "reused", "pieces", "fallback_pieces", "chain_facts", "multi_facts", "spans",
+          "covered")
 
 
 def _share(part: int, whole: int) -> float | None:
@@ -56,7 +58,6 @@ def _text_self_possessive(story: str, people: list[str]) -> bool:
     return bool(self_possessives(tokenize(story, [0] * len(names), names), story))
 
 
-@mypyc_attr(native_class=False)
 class TextTally:
     """Counts over records; ``banks`` maps a split name to the bank its stories drew from."""
 
@@ -65,8 +66,22 @@ class TextTally:
         self.stories = self.self_possessive = self.reused = 0
         self.pieces = self.fallback_pieces = 0
         self.chain_facts = self.multi_facts = 0
-        self.spans = {1: 0, 2: 0, 3: 0}
-        self.covered = {1: 0, 2: 0, 3: 0}
+        self.spans: dict[int, int] = {1: 0, 2: 0, 3: 0}
+        self.covered: dict[int, int] = {1: 0, 2: 0, 3: 0}
+
+    def counts(self) -> dict:
+        """The additive counts (:data:`COUNTS`) as plain data: what a worker sends back."""
+        out = {}
+        for name in COUNTS:
+            value = getattr(self, name)
+            out[name] = dict(value) if isinstance(value, dict) else value
+        return out
+
+    def take(self, counts: dict) -> None:
+        """Set the tally's counts from :meth:`counts` summed (other keys are left alone)."""
+        for name in COUNTS:
+            if name in counts:
+                setattr(self, name, counts[name])
 
     def _self_possessive(self, split: str, ids: list[str], story: str, people: list[str]) -> bool:
         flags = _SELF_POSSESSIVE
@@ -113,7 +128,7 @@ class TextTally:
         fallback = bank.fallback_ids
         if fallback:
             self.fallback_pieces += sum(i in fallback for i in ids)
-        if k in MULTI_FACT_KS:
+        if MULTI_FACT_KS.start <= k < MULTI_FACT_KS.stop:
             for _, _, edges in pieces:
                 chain = [e for e in edges if e < k]
                 self.chain_facts += len(chain)
