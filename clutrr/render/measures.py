@@ -15,6 +15,7 @@ from clutrr.render.stitching import Piece
 from clutrr.render.templates import Bank, Template
 
 MULTI_FACT_KS = range(4, 11)
+_MULTI_FIRST, _MULTI_LAST = MULTI_FACT_KS[0], MULTI_FACT_KS[-1]
 # the additive counts of a TextTally (what a worker sends back), in this order
 COUNTS = ("stories", "self_possessive", "reused", "pieces", "fallback_pieces", "chain_facts", "multi_facts", "spans",
           "covered")
@@ -128,7 +129,7 @@ class TextTally:
         fallback = bank.fallback_ids
         if fallback:
             self.fallback_pieces += sum(i in fallback for i in ids)
-        if MULTI_FACT_KS.start <= k < MULTI_FACT_KS.stop:
+        if _MULTI_FIRST <= k <= _MULTI_LAST:
             for _, _, edges in pieces:
                 chain = [e for e in edges if e < k]
                 self.chain_facts += len(chain)

@@ -235,20 +235,25 @@ def render_plan(bank: Bank, plan: PathPlan, edges: Sequence[int], people: Sequen
                 form = rng.choice(fresh)
                 tid = form.id
         used.add(tid)
-        if L == 1:
-            a, b = people[i], people[i + 1]
-            text = form.format_string(genders[a] | genders[b] << 1).format(marks[a], marks[b])
-            facts: tuple[int, ...] = (edges[i],)
-        else:
-            ents = people[i:i + L + 1]
-            mask = 0
-            for j, e in enumerate(ents):
-                mask |= genders[e] << j
-            text = form.format_string(mask).format(*[marks[e] for e in ents])
-            facts = tuple(edges[i:i + L])
-        pieces.append(_piece(Piece, (text, tid, facts)))
+        facts: tuple[int, ...] = (edges[i],) if L == 1 else (edges[i], edges[i + 1]) if L == 2 else tuple(edges[i:i + L])
+        pieces.append(_piece(Piece, (_fill(form, people, i, L, marks, genders), tid, facts)))
         i += L
     return pieces
+
+
+def _fill(form: Form, people: Sequence[int], i: int, L: int, marks: list[str], genders: list[int]) -> str:
+    """The text of ``form`` whose entities A, B, ... are ``people[i:i + L + 1]``."""
+    a, b = people[i], people[i + 1]
+    if L == 1:
+        return form.format_string(genders[a] | genders[b] << 1).format(marks[a], marks[b])
+    if L == 2:
+        c = people[i + 2]
+        return form.format_string(genders[a] | genders[b] << 1 | genders[c] << 2).format(marks[a], marks[b], marks[c])
+    ents = people[i:i + L + 1]
+    mask = 0
+    for j, e in enumerate(ents):
+        mask |= genders[e] << j
+    return form.format_string(mask).format(*[marks[e] for e in ents])
 
 
 def render_fact(bank: Bank, word: str, head: int, tail: int, marks: list[str], genders: list[int],

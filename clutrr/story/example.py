@@ -69,12 +69,12 @@ class Example:
 
     def _naming(self) -> Callable[[Fact], list[str]]:
         """A function naming a fact over family ids as a list: [head's name, relation word, tail's name]."""
-        names, genders, word = self.names, self.genders, self.kb.word
+        names, genders, predicates = self.names, self.genders, self.kb.predicates
         pos = {q: i for i, q in enumerate(self.people)}
 
         def named(fact: Fact) -> list[str]:
             a, b = pos[fact[0]], pos[fact[2]]
-            return [names[a], word(fact[1], genders[b]), names[b]]
+            return [names[a], cast(str, predicates[fact[1]].words[genders[b]]), names[b]]  # kb.word, read directly
         return named
 
     @property
