@@ -11,7 +11,7 @@ tokenised whole.
 """
 from __future__ import annotations
 
-from clutrr.render.stitching import Piece
+from clutrr.render.stitching import Piece, forms
 from clutrr.render.templates import Bank, Template
 
 MULTI_FACT_KS = range(4, 11)
@@ -138,10 +138,7 @@ class TextTally:
         key = (words, heads)
         cover = bank.own_spans.get(key)
         if cover is None:
-            has_own = bank.has_own
-            cover = bank.own_spans.keep(key, tuple(
-                (n, k - n + 1, sum(has_own(words[i:i + n], heads[i]) for i in range(k - n + 1)))
-                for n in self.spans if k >= n), k)
+            cover = bank.own_spans.keep(key, own_spans(bank, words, heads, list(self.spans)), k)
         spans, covered = self.spans, self.covered
         for n, count, own in cover:
             spans[n] += count
@@ -157,6 +154,31 @@ class TextTally:
             "self_possessive_share": _share(self.self_possessive, self.stories),
             "reused_template_share": _share(self.reused, self.stories),
         }
+
+
+def has_own(bank: Bank, clause: tuple[str, ...], head_gender: str) -> bool:
+    """Whether a template of the bank itself (not one filled from a fallback) fits (kept in ``bank.own``)."""
+    key = (clause, head_gender)
+    hit: bool | None = bank.own.get(key)
+    if hit is None:
+        fallback = bank.fallback_ids
+        hit = bank.own[key] = any(f.id not in fallback for f in forms(bank, clause, head_gender))
+    return hit
+
+
+def own_spans(bank: Bank, words: tuple[str, ...], heads: tuple[str, ...],
+              lengths: list[int]) -> tuple[tuple[int, int, int], ...]:
+    """For each span length n of ``lengths`` up to the chain's: (n, the chain's spans of n facts,
+    how many of them a template of the bank itself covers); ``heads`` are the facts' first genders."""
+    k = len(words)
+    out = []
+    for n in lengths:
+        if n <= k:
+            own = 0
+            for i in range(k - n + 1):
+                own += has_own(bank, words[i:i + n], heads[i])
+            out.append((n, k - n + 1, own))
+    return tuple(out)
 
 
 def filled_clauses(bank: Bank) -> list[str]:

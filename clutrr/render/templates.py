@@ -146,7 +146,7 @@ class Bank:
         self.max_len = max((len(c) for c in self.by_clause), default=0)
         self._choices: dict[tuple[tuple[str, ...], str], list[Template]] = {}
         self.covers = FactMemo(COVER_FACTS)  # cover tables of clutrr.render.stitching.sample_cover
-        self._own: dict[tuple[tuple[str, ...], str], bool] = {}
+        self.own: dict[tuple[tuple[str, ...], str], bool] = {}  # clutrr.render.measures.has_own, kept
         self.own_spans = FactMemo(OWN_SPAN_FACTS)  # text measures of clutrr.render.measures.TextTally, per chain
         self._ids: dict[tuple[tuple[str, ...], str], frozenset[str]] = {}
         self._by_id: dict[str, Template] | None = None
@@ -177,14 +177,6 @@ class Bank:
         hit = self._ids.get(key)
         if hit is None:
             hit = self._ids[key] = frozenset(t.id for t in self.choices(clause, head_gender))
-        return hit
-
-    def has_own(self, clause: tuple[str, ...], head_gender: str) -> bool:
-        """Whether a template of the bank itself (not one filled from a fallback) fits."""
-        key = (clause, head_gender)
-        hit = self._own.get(key)
-        if hit is None:
-            hit = self._own[key] = any(t.id not in self.fallback_ids for t in self.choices(clause, head_gender))
         return hit
 
     def by_id(self) -> dict[str, Template]:
