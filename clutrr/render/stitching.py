@@ -26,20 +26,58 @@ class NoCoverError(ValueError):
     """No cover of the path by templates exists (a relation word has no 1-fact template)."""
 
 
-class Form:
-    """A template as rendering reads it: its id and its ``str.format`` strings by the gendering
-    of its entities (the template's own list, each string made on first use)."""
+class Fill:
+    """A template's text for one gendering of its entities, split at its name slots: ``texts[0]``,
+    then the name of entity ``names[0]`` and ``texts[1]``, and so on (pronouns are in the texts)."""
 
-    __slots__ = ("template", "id", "formats")
+    __slots__ = ("texts", "names")
+
+    def __init__(self, texts: list[str], names: list[int]) -> None:
+        self.texts = texts
+        self.names = names
+
+
+class Form:
+    """A template as rendering reads it: its id and its text split at its name slots for each
+    gendering of its entities (``fills[g]`` when bit i of g says entity i is female), made on first use."""
+
+    __slots__ = ("template", "id", "head", "slots", "fills")
 
     def __init__(self, template: Template) -> None:
         self.template = template
         self.id: str = template.id
-        self.formats: list[str | None] = template.formats
+        head, slots = template.compile_plan()
+        self.head: str = head
+        self.slots: tuple[tuple[int, tuple[str, str] | None, str], ...] = slots
+        self.fills: list[Fill | None] = [None] * (1 << (len(template.clause) + 1))
 
-    def format_string(self, genders: int) -> str:
-        """``formats[genders]``: the kept string, or made now."""
-        return self.formats[genders] or self.template.format_string(genders)
+    def fill(self, genders: int) -> Fill:
+        """``fills[genders]``: the kept split, or made now."""
+        hit = self.fills[genders]
+        if hit is None:
+            texts = [self.head]
+            names = []
+            for ent, forms, tail in self.slots:
+                if forms is None:
+                    names.append(ent)
+                    texts.append(tail)
+                else:
+                    texts[-1] += forms[genders >> ent & 1] + tail
+            hit = self.fills[genders] = Fill(texts, names)
+        return hit
+
+    def render(self, genders: int, marks: list[str], people: Sequence[int], i: int) -> str:
+        """The text for entities gendered by ``genders`` whose entity j is person ``people[i + j]``,
+        named ``marks[person]`` (as :meth:`Template.render` writes it)."""
+        fill = self.fill(genders)
+        texts = fill.texts
+        out = [texts[0]]
+        j = 1
+        for ent in fill.names:
+            out.append(marks[people[i + ent]])
+            out.append(texts[j])
+            j += 1
+        return "".join(out)
 
 
 def forms(bank: Bank, clause: tuple[str, ...], head_gender: str) -> list[Form]:
@@ -243,17 +281,10 @@ def render_plan(bank: Bank, plan: PathPlan, edges: Sequence[int], people: Sequen
 
 def _fill(form: Form, people: Sequence[int], i: int, L: int, marks: list[str], genders: list[int]) -> str:
     """The text of ``form`` whose entities A, B, ... are ``people[i:i + L + 1]``."""
-    a, b = people[i], people[i + 1]
-    if L == 1:
-        return form.format_string(genders[a] | genders[b] << 1).format(marks[a], marks[b])
-    if L == 2:
-        c = people[i + 2]
-        return form.format_string(genders[a] | genders[b] << 1 | genders[c] << 2).format(marks[a], marks[b], marks[c])
-    ents = people[i:i + L + 1]
-    mask = 0
-    for j, e in enumerate(ents):
-        mask |= genders[e] << j
-    return form.format_string(mask).format(*[marks[e] for e in ents])
+    mask = genders[people[i]] | genders[people[i + 1]] << 1
+    for j in range(2, L + 1):
+        mask |= genders[people[i + j]] << j
+    return form.render(mask, marks, people, i)
 
 
 def render_fact(bank: Bank, word: str, head: int, tail: int, marks: list[str], genders: list[int],
@@ -264,5 +295,5 @@ def render_fact(bank: Bank, word: str, head: int, tail: int, marks: list[str], g
     if not ts:
         raise NoCoverError(f"no template covers the relation word(s) {[word]}")
     form = ts[below(rng.getrandbits, len(ts))]  # rng.choice(ts), with its draws
-    text = form.format_string(genders[head] | genders[tail] << 1).format(marks[head], marks[tail])
+    text = form.render(genders[head] | genders[tail] << 1, marks, (head, tail), 0)
     return _piece(Piece, (text, form.id, (edge,)))

@@ -14,7 +14,6 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, field
-from functools import cached_property
 from pathlib import Path
 
 import yaml
@@ -96,31 +95,9 @@ class Template:
             out.append(tail)
         return "".join(out)
 
-    @cached_property
-    def formats(self) -> list[str | None]:
-        """:meth:`render` as ``str.format`` strings of the entities' names (``{0}`` for A, ...),
-        one for each way of gendering the clause's entities (``formats[g]`` when bit i of g says
-        entity i is female), each made on first use by :meth:`format_string` (None before)."""
-        return [None] * (1 << (len(self.clause) + 1))
-
-    def format_string(self, genders: int) -> str:
-        """``formats[genders]``, made now if it was not yet."""
-        head, slots = self._plan or self.compile_plan()
-        parts = [_literal(head)]
-        for ent, forms, tail in slots:
-            parts.append(f"{{{ent}}}" if forms is None else _literal(forms[genders >> ent & 1]))
-            parts.append(_literal(tail))
-        text = self.formats[genders] = "".join(parts)
-        return text
-
     def fits(self, head_gender: str) -> bool:
         """Whether the template may render a clause whose first entity has ``head_gender``."""
         return self.gender == "any" or self.gender == head_gender
-
-
-def _literal(text: str) -> str:
-    """Text as a literal part of a ``str.format`` string."""
-    return text.replace("{", "{{").replace("}", "}}")
 
 
 def template_id(clause: tuple[str, ...], gender: str, text: str) -> str:
