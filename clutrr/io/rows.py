@@ -27,6 +27,7 @@ def _orjson() -> Any:
 
 
 orjson = _orjson()
+_NEWLINE = 0 if orjson is None else orjson.OPT_APPEND_NEWLINE
 
 _COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 
@@ -69,7 +70,7 @@ def json_line(record: dict) -> bytes:
     writes exactly these bytes (the tests compare both); integers beyond 64 bits go to ``json``."""
     if orjson is not None:
         try:
-            return orjson.dumps(record) + b"\n"
+            return orjson.dumps(record, option=_NEWLINE)
         except TypeError:
             pass
     return (_COMPACT.encode(record) + "\n").encode()

@@ -10,6 +10,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import cast
 
+from clutrr.story.example import Example
 from clutrr.story.generator import GenerationError, GeneratorConfig, banks, make_example, pattern_heldout
 from clutrr.story.long_context import context_counts
 from clutrr.core.kb import load_kb
@@ -63,6 +64,9 @@ def run_task(ctx: TaskContext, task: Task) -> TaskResult:
     csv, jsonl, parquet = (fmt in ctx.formats for fmt in ("csv", "jsonl", "parquet"))
     targets: list[str] = []
     patterns: list[tuple[str, int]] = []
+    csv_lines, jsonl_lines, records, hashes = out.csv, out.jsonl, out.records, out.hashes
+    padding = bool(config.context_words)
+    heldout = 0
     for pos, attempt in zip(task.positions, attempts):
         k, index = f.example_of(pos)
         try:
@@ -70,40 +74,42 @@ def run_task(ctx: TaskContext, task: Task) -> TaskResult:
         except GenerationError:
             raise RowFailure(k, noise, split) from None
         if csv:
-            cells = row_fields(ex.row) if ex.question is None else [*row_fields(ex.row), *ex.question_cells]
-            if ex.kb.system:
-                cells = [*cells, ex.row.kin_type, repr(ex.row.glossary)]
-            out.csv.append(csv_line([pos, *cells]).encode())
+            csv_lines.append(csv_line([pos, *row_cells(ex)]).encode())
         if jsonl:
-            out.jsonl.append(json_line(ex.record))
+            jsonl_lines.append(json_line(ex.record))
         if parquet:
-            out.records.append(ex.record)
-        out.hashes.append(story_hash(ex.story))
+            records.append(ex.record)
+        story = ex.story
+        hashes.append(story_hash(story))
         if tally is None:
             tally = TextTally(banks(config, seed))
-        tally.add_story(split, k, ex.pieces, ex.chain_words, ex.chain_heads, ex.story, ex.names)
-        if config.context_words:
+        tally.add_story(split, k, ex.pieces, ex.chain_words, ex.chain_heads, story, ex.names)
+        if padding:
             add_counts(padded, context_counts(cast(dict, ex.context)))
         targets.append(ex.target)
         patterns.append((ex.pattern, k))
-        out.heldout += ex.heldout
+        heldout += ex.heldout
+    out.heldout = heldout
     out.labels.update(targets)
     for (pattern, k), n in Counter(patterns).items():
         out.patterns[pattern] += n
         # checked independently of the generator's own flag
         out.heldout_in_train += n * (split == "train" and pattern_heldout(pattern, k, seed, config.holdout))
-    out.text = {**(tally_counts(tally) if tally else {}), **padded}
+    out.text = {**(tally.counts() if tally else {}), **padded}
     return out
 
 
-def tally_counts(tally: TextTally) -> dict:
-    """The additive counts of a text tally (what a worker sends back): its public attributes but the banks."""
-    return {k: dict(v) if isinstance(v, dict) else v for k, v in vars(tally).items()
-            if k != "banks" and not k.startswith("_")}
+def row_cells(ex: Example) -> list:
+    """The CSV cells of an example's row (after the index column): the original columns, then
+    those of the question asked and of a kinship system's terms when there are any."""
+    cells = row_fields(ex.row) if ex.question is None else [*row_fields(ex.row), *ex.question_cells]
+    if ex.kb.system:
+        cells = [*cells, ex.row.kin_type, repr(ex.row.glossary)]
+    return cells
 
 
 def add_counts(total: dict, counts: dict, sign: int = 1) -> None:
-    """Add ``sign`` times ``counts`` (from :func:`tally_counts`, possibly read back from JSON) to ``total``."""
+    """Add ``sign`` times ``counts`` (from :meth:`TextTally.counts`, possibly read back from JSON) to ``total``."""
     for name, value in counts.items():
         if isinstance(value, dict):
             into = total.setdefault(name, {})
@@ -117,6 +123,5 @@ def add_counts(total: dict, counts: dict, sign: int = 1) -> None:
 def text_measures(counts: dict) -> dict:
     """The text measures of ``config.json`` from summed tally counts."""
     tally = TextTally({})
-    for name, value in counts.items():
-        setattr(tally, name, value)
+    tally.take(counts)
     return tally.summary()

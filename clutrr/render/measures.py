@@ -11,11 +11,14 @@ tokenised whole.
 """
 from __future__ import annotations
 
-from clutrr.core.native import mypyc_attr
-from clutrr.render.stitching import Piece
+from clutrr.render.stitching import Piece, forms
 from clutrr.render.templates import Bank, Template
 
 MULTI_FACT_KS = range(4, 11)
+_MULTI_FIRST, _MULTI_LAST = MULTI_FACT_KS[0], MULTI_FACT_KS[-1]
+# the additive counts of a TextTally (what a worker sends back), in this order
+COUNTS = ("stories", "self_possessive", "reused", "pieces", "fallback_pieces", "chain_facts", "multi_facts", "spans",
+          "covered")
 
 
 def _share(part: int, whole: int) -> float | None:
@@ -56,7 +59,6 @@ def _text_self_possessive(story: str, people: list[str]) -> bool:
     return bool(self_possessives(tokenize(story, [0] * len(names), names), story))
 
 
-@mypyc_attr(native_class=False)
 class TextTally:
     """Counts over records; ``banks`` maps a split name to the bank its stories drew from."""
 
@@ -65,8 +67,22 @@ class TextTally:
         self.stories = self.self_possessive = self.reused = 0
         self.pieces = self.fallback_pieces = 0
         self.chain_facts = self.multi_facts = 0
-        self.spans = {1: 0, 2: 0, 3: 0}
-        self.covered = {1: 0, 2: 0, 3: 0}
+        self.spans: dict[int, int] = {1: 0, 2: 0, 3: 0}
+        self.covered: dict[int, int] = {1: 0, 2: 0, 3: 0}
+
+    def counts(self) -> dict:
+        """The additive counts (:data:`COUNTS`) as plain data: what a worker sends back."""
+        out = {}
+        for name in COUNTS:
+            value = getattr(self, name)
+            out[name] = dict(value) if isinstance(value, dict) else value
+        return out
+
+    def take(self, counts: dict) -> None:
+        """Set the tally's counts from :meth:`counts` summed (other keys are left alone)."""
+        for name in COUNTS:
+            if name in counts:
+                setattr(self, name, counts[name])
 
     def _self_possessive(self, split: str, ids: list[str], story: str, people: list[str]) -> bool:
         flags = _SELF_POSSESSIVE
@@ -113,7 +129,7 @@ class TextTally:
         fallback = bank.fallback_ids
         if fallback:
             self.fallback_pieces += sum(i in fallback for i in ids)
-        if k in MULTI_FACT_KS:
+        if _MULTI_FIRST <= k <= _MULTI_LAST:
             for _, _, edges in pieces:
                 chain = [e for e in edges if e < k]
                 self.chain_facts += len(chain)
@@ -122,10 +138,7 @@ class TextTally:
         key = (words, heads)
         cover = bank.own_spans.get(key)
         if cover is None:
-            has_own = bank.has_own
-            cover = bank.own_spans.keep(key, tuple(
-                (n, k - n + 1, sum(has_own(words[i:i + n], heads[i]) for i in range(k - n + 1)))
-                for n in self.spans if k >= n), k)
+            cover = bank.own_spans.keep(key, own_spans(bank, words, heads, list(self.spans)), k)
         spans, covered = self.spans, self.covered
         for n, count, own in cover:
             spans[n] += count
@@ -141,6 +154,31 @@ class TextTally:
             "self_possessive_share": _share(self.self_possessive, self.stories),
             "reused_template_share": _share(self.reused, self.stories),
         }
+
+
+def has_own(bank: Bank, clause: tuple[str, ...], head_gender: str) -> bool:
+    """Whether a template of the bank itself (not one filled from a fallback) fits (kept in ``bank.own``)."""
+    key = (clause, head_gender)
+    hit: bool | None = bank.own.get(key)
+    if hit is None:
+        fallback = bank.fallback_ids
+        hit = bank.own[key] = any(f.id not in fallback for f in forms(bank, clause, head_gender))
+    return hit
+
+
+def own_spans(bank: Bank, words: tuple[str, ...], heads: tuple[str, ...],
+              lengths: list[int]) -> tuple[tuple[int, int, int], ...]:
+    """For each span length n of ``lengths`` up to the chain's: (n, the chain's spans of n facts,
+    how many of them a template of the bank itself covers); ``heads`` are the facts' first genders."""
+    k = len(words)
+    out = []
+    for n in lengths:
+        if n <= k:
+            own = 0
+            for i in range(k - n + 1):
+                own += has_own(bank, words[i:i + n], heads[i])
+            out.append((n, k - n + 1, own))
+    return tuple(out)
 
 
 def filled_clauses(bank: Bank) -> list[str]:

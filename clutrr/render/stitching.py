@@ -26,7 +26,85 @@ class NoCoverError(ValueError):
     """No cover of the path by templates exists (a relation word has no 1-fact template)."""
 
 
-def _open(templates: list[Template], used: set[str] | frozenset[str]) -> bool:
+class Fill:
+    """A template's text for one gendering of its entities, split at its name slots: ``texts[0]``,
+    then the name of entity ``names[0]`` and ``texts[1]``, and so on (pronouns are in the texts)."""
+
+    __slots__ = ("texts", "names")
+
+    def __init__(self, texts: list[str], names: list[int]) -> None:
+        self.texts = texts
+        self.names = names
+
+
+class Form:
+    """A template as rendering reads it: its id and its text split at its name slots for each
+    gendering of its entities (``fills[g]`` when bit i of g says entity i is female), made on first use."""
+
+    __slots__ = ("template", "id", "head", "slots", "fills")
+
+    def __init__(self, template: Template) -> None:
+        self.template = template
+        self.id: str = template.id
+        head, slots = template.compile_plan()
+        self.head: str = head
+        self.slots: tuple[tuple[int, tuple[str, str] | None, str], ...] = slots
+        self.fills: list[Fill | None] = [None] * (1 << (len(template.clause) + 1))
+
+    def fill(self, genders: int) -> Fill:
+        """``fills[genders]``: the kept split, or made now."""
+        hit = self.fills[genders]
+        if hit is None:
+            texts = [self.head]
+            names = []
+            for ent, forms, tail in self.slots:
+                if forms is None:
+                    names.append(ent)
+                    texts.append(tail)
+                else:
+                    texts[-1] += forms[genders >> ent & 1] + tail
+            hit = self.fills[genders] = Fill(texts, names)
+        return hit
+
+    def render(self, genders: int, marks: list[str], people: Sequence[int], i: int) -> str:
+        """The text for entities gendered by ``genders`` whose entity j is person ``people[i + j]``,
+        named ``marks[person]`` (as :meth:`Template.render` writes it)."""
+        fill = self.fill(genders)
+        texts = fill.texts
+        out = [texts[0]]
+        j = 1
+        for ent in fill.names:
+            out.append(marks[people[i + ent]])
+            out.append(texts[j])
+            j += 1
+        return "".join(out)
+
+
+def forms(bank: Bank, clause: tuple[str, ...], head_gender: str) -> list[Form]:
+    """The :class:`Form` of each of ``bank.choices(clause, head_gender)`` (kept on the bank, one per template)."""
+    key = (clause, head_gender)
+    hit: list[Form] | None = bank.choice_forms.get(key)
+    if hit is None:
+        by_id: dict[str, Form] = bank.forms
+        hit = []
+        for t in bank.choices(clause, head_gender):
+            form = by_id.get(t.id)
+            if form is None:
+                form = by_id[t.id] = Form(t)
+            hit.append(form)
+        bank.choice_forms[key] = hit
+    return hit
+
+
+def fact_forms(bank: Bank, word: str, head: int) -> list[Form]:
+    """:func:`forms` of the one-fact clause ``word`` whose first entity has gender ``head`` (0 male, 1 female)."""
+    hit: list[list[Form]] | None = bank.fact_forms.get(word)
+    if hit is None:
+        hit = bank.fact_forms[word] = [forms(bank, (word,), g) for g in GENDERS]
+    return hit[head]
+
+
+def _open(templates: list[Form], used: set[str] | frozenset[str]) -> bool:
     return any(t.id not in used for t in templates)
 
 
@@ -42,15 +120,14 @@ class PathPlan:
     def __init__(self, bank: Bank, words: tuple[str, ...], heads: tuple[str, ...], longest: int) -> None:
         self.words, self.heads, self.longest = words, heads, longest
         n = len(words)
-        choices = bank.choices
         self.valid: list[list[int]] = []
         self.multi: list[tuple[int, int]] = []  # (position, length) of each valid multi-fact piece
-        self.options: list[list[list[Template]]] = []  # [i][L - 1]: templates of words[i:i+L]
+        self.options: list[list[list[Form]]] = []  # [i][L - 1]: templates of words[i:i+L]
         for i in range(n):
             ls = []
             options = []
             for L in range(1, min(longest, n - i) + 1):
-                ts = choices(words[i:i + L], heads[i])
+                ts = forms(bank, words[i:i + L], heads[i])
                 options.append(ts)
                 if ts:
                     ls.append(L)
@@ -188,39 +265,35 @@ def render_plan(bank: Bank, plan: PathPlan, edges: Sequence[int], people: Sequen
     i = 0
     for L in lengths:
         ts = options[i][L - 1]
-        template = ts[below(getrandbits, len(ts))]  # rng.choice(ts), with its draws
-        tid = template.id
+        form = ts[below(getrandbits, len(ts))]  # rng.choice(ts), with its draws
+        tid = form.id
         if tid in used:
             fresh = [t for t in ts if t.id not in used]
             if fresh:
-                template = rng.choice(fresh)
-                tid = template.id
+                form = rng.choice(fresh)
+                tid = form.id
         used.add(tid)
-        if L == 1:
-            a, b = people[i], people[i + 1]
-            mask = genders[a] | genders[b] << 1
-            text = (template.formats[mask] or template.format_string(mask)).format(marks[a], marks[b])
-            facts: tuple[int, ...] = (edges[i],)
-        else:
-            ents = people[i:i + L + 1]
-            mask = 0
-            for j, e in enumerate(ents):
-                mask |= genders[e] << j
-            text = (template.formats[mask] or template.format_string(mask)).format(*[marks[e] for e in ents])
-            facts = tuple(edges[i:i + L])
-        pieces.append(_piece(Piece, (text, tid, facts)))
+        facts: tuple[int, ...] = (edges[i],) if L == 1 else (edges[i], edges[i + 1]) if L == 2 else tuple(edges[i:i + L])
+        pieces.append(_piece(Piece, (_fill(form, people, i, L, marks, genders), tid, facts)))
         i += L
     return pieces
+
+
+def _fill(form: Form, people: Sequence[int], i: int, L: int, marks: list[str], genders: list[int]) -> str:
+    """The text of ``form`` whose entities A, B, ... are ``people[i:i + L + 1]``."""
+    mask = genders[people[i]] | genders[people[i + 1]] << 1
+    for j in range(2, L + 1):
+        mask |= genders[people[i + j]] << j
+    return form.render(mask, marks, people, i)
 
 
 def render_fact(bank: Bank, word: str, head: int, tail: int, marks: list[str], genders: list[int],
                 rng: random.Random, edge: int = -1) -> Piece:
     """One fact alone ("tail is head's word"), as :func:`render_path` renders a path of one
     fact with no template used yet (the same draws); ``edge`` is its edge index."""
-    ts = bank.choices((word,), GENDERS[genders[head]])
+    ts = fact_forms(bank, word, genders[head])
     if not ts:
         raise NoCoverError(f"no template covers the relation word(s) {[word]}")
-    template = ts[below(rng.getrandbits, len(ts))]  # rng.choice(ts), with its draws
-    mask = genders[head] | genders[tail] << 1
-    text = (template.formats[mask] or template.format_string(mask)).format(marks[head], marks[tail])
-    return Piece(text, template.id, (edge,))
+    form = ts[below(rng.getrandbits, len(ts))]  # rng.choice(ts), with its draws
+    text = form.render(genders[head] | genders[tail] << 1, marks, (head, tail), 0)
+    return _piece(Piece, (text, form.id, (edge,)))

@@ -14,7 +14,6 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, field
-from functools import cached_property
 from pathlib import Path
 
 import yaml
@@ -96,31 +95,9 @@ class Template:
             out.append(tail)
         return "".join(out)
 
-    @cached_property
-    def formats(self) -> list[str | None]:
-        """:meth:`render` as ``str.format`` strings of the entities' names (``{0}`` for A, ...),
-        one for each way of gendering the clause's entities (``formats[g]`` when bit i of g says
-        entity i is female), each made on first use by :meth:`format_string` (None before)."""
-        return [None] * (1 << (len(self.clause) + 1))
-
-    def format_string(self, genders: int) -> str:
-        """``formats[genders]``, made now if it was not yet."""
-        head, slots = self._plan or self.compile_plan()
-        parts = [_literal(head)]
-        for ent, forms, tail in slots:
-            parts.append(f"{{{ent}}}" if forms is None else _literal(forms[genders >> ent & 1]))
-            parts.append(_literal(tail))
-        text = self.formats[genders] = "".join(parts)
-        return text
-
     def fits(self, head_gender: str) -> bool:
         """Whether the template may render a clause whose first entity has ``head_gender``."""
         return self.gender == "any" or self.gender == head_gender
-
-
-def _literal(text: str) -> str:
-    """Text as a literal part of a ``str.format`` string."""
-    return text.replace("{", "{{").replace("}", "}}")
 
 
 def template_id(clause: tuple[str, ...], gender: str, text: str) -> str:
@@ -146,10 +123,15 @@ class Bank:
         self.max_len = max((len(c) for c in self.by_clause), default=0)
         self._choices: dict[tuple[tuple[str, ...], str], list[Template]] = {}
         self.covers = FactMemo(COVER_FACTS)  # cover tables of clutrr.render.stitching.sample_cover
-        self._own: dict[tuple[tuple[str, ...], str], bool] = {}
+        self.own: dict[tuple[tuple[str, ...], str], bool] = {}  # clutrr.render.measures.has_own, kept
         self.own_spans = FactMemo(OWN_SPAN_FACTS)  # text measures of clutrr.render.measures.TextTally, per chain
         self._ids: dict[tuple[tuple[str, ...], str], frozenset[str]] = {}
         self._by_id: dict[str, Template] | None = None
+        # rendering's view of the templates (clutrr.render.stitching.forms): template id -> Form,
+        # (clause, head gender) -> the Forms of its choices, relation word -> its one-fact Forms by head gender
+        self.forms: dict = {}
+        self.choice_forms: dict = {}
+        self.fact_forms: dict = {}
 
     def __len__(self) -> int:
         return sum(len(v) for v in self.by_clause.values())
@@ -172,14 +154,6 @@ class Bank:
         hit = self._ids.get(key)
         if hit is None:
             hit = self._ids[key] = frozenset(t.id for t in self.choices(clause, head_gender))
-        return hit
-
-    def has_own(self, clause: tuple[str, ...], head_gender: str) -> bool:
-        """Whether a template of the bank itself (not one filled from a fallback) fits."""
-        key = (clause, head_gender)
-        hit = self._own.get(key)
-        if hit is None:
-            hit = self._own[key] = any(t.id not in self.fallback_ids for t in self.choices(clause, head_gender))
         return hit
 
     def by_id(self) -> dict[str, Template]:

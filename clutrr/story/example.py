@@ -7,7 +7,7 @@ the story, label and pattern of each row without building either.
 from __future__ import annotations
 
 import json
-from typing import cast
+from typing import Callable, cast
 
 from clutrr.core.chainer import Chain
 from clutrr.core.difficulty import difficulty
@@ -61,12 +61,20 @@ class Example:
 
     def _namer(self):
         """A function naming a fact over family ids: (head's name, relation word, tail's name)."""
-        names, genders, word = self.names, self.genders, self.kb.word
-        pos = {q: i for i, q in enumerate(self.people)}
+        naming = self._naming()
 
         def named(fact: Fact) -> tuple[str, str, str]:
-            a, p, b = pos[fact[0]], fact[1], pos[fact[2]]
-            return names[a], word(p, genders[b]), names[b]
+            return tuple(naming(fact))  # type: ignore[return-value]
+        return named
+
+    def _naming(self) -> Callable[[Fact], list[str]]:
+        """A function naming a fact over family ids as a list: [head's name, relation word, tail's name]."""
+        names, genders, predicates = self.names, self.genders, self.kb.predicates
+        pos = {q: i for i, q in enumerate(self.people)}
+
+        def named(fact: Fact) -> list[str]:
+            a, b = pos[fact[0]], pos[fact[2]]
+            return [names[a], cast(str, predicates[fact[1]].words[genders[b]]), names[b]]  # kb.word, read directly
         return named
 
     @property
@@ -82,9 +90,9 @@ class Example:
             qa, qb = self.query
             proof = []
             if self.proof:
-                named = self._namer()
-                proof = [{"goal": list(named(g)), "rule": [pred_names[f1[1]], pred_names[f2[1]]],
-                          "by": [list(named(f1)), list(named(f2))]} for g, f1, f2 in self.proof]
+                named = self._naming()
+                proof = [{"goal": named(g), "rule": [pred_names[f1[1]], pred_names[f2[1]]],
+                          "by": [named(f1), named(f2)]} for g, f1, f2 in self.proof]
             self._record = {
                 "id": self.id, "split": self.split, "task": self.task, "k": self.k, "noise": self.noise_kind,
                 "seed": self.seed, "index": self.index,
