@@ -50,7 +50,7 @@ def test_story_closures_stay_inside_the_true_relations(kb):
 
 
 def test_without_a_certificate_the_derivations_are_checked(monkeypatch, kb):
-    monkeypatch.setattr(generator, "_family_closed", lambda ctx, family: False)
+    monkeypatch.setattr(generator, "_family_closed", lambda kb, family: False)
     monkeypatch.setattr(generator, "closed_among", lambda kb, family, people: False)
     examples = [make_example(CONFIG, k, "all", 3, i, "test") for k in (2, 5) for i in range(10)]
     assert all(ex.row.edge_types for ex in examples)

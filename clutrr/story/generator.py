@@ -150,15 +150,17 @@ class _HashPrefix:
 
     def of_ints(self, a: int, b: int) -> int:
         """``self(a, b)`` for two ints (an int's repr is its digits), with no tuple or reprs built."""
-        h = self._state.copy()
-        h.update(f"{a}\x1f{b}".encode())
-        return int.from_bytes(h.digest(), "big")
+        return int.from_bytes(self._hashed_ints(a, b).digest(), "big")
 
     def uuid4_of_ints(self, a: int, b: int) -> str:
         """``str(uuid.UUID(int=self(a, b), version=4))`` for a prefix of 16 bytes, from the hash's hex digits."""
+        return uuid4_hex(self._hashed_ints(a, b).hexdigest())
+
+    def _hashed_ints(self, a: int, b: int) -> hashlib.blake2b:
+        """The prefix's hash, continued with two ints as ``self(a, b)`` hashes them."""
         h = self._state.copy()
         h.update(f"{a}\x1f{b}".encode())
-        return uuid4_hex(h.hexdigest())
+        return h
 
 
 _VARIANT = {d: "89ab"[int(d, 16) & 3] for d in "0123456789abcdef"}  # a UUID's variant digit, by the digit it replaces
@@ -578,7 +580,7 @@ def _assemble(config: GeneratorConfig, kb: KB, ctx: _Context, family: Family, ch
         context_rng = seeded(stable_hash("context", seed, split, k, noise, index, attempt))
         names = with_surnames(names, context_rng)
 
-    _check(ctx, family, chain, shape, edges, people)
+    _check(kb, family, chain, shape, edges, people)
     qa, qb, qpred = (0, k, chain.target) if query is None else (pos[query[0]], pos[query[2]], query[1])
     if query is not None:
         check_retrieval(kb, [(a, p, b) for a, p, b, _ in edges], (qa, qpred, qb))
@@ -630,7 +632,7 @@ def _names(genders: list[int], rng: random.Random, male: list[str], female: list
     return names
 
 
-def _check(ctx: _Context, family: Family, chain: Chain, shape: _Shape, edges: list, people: list[int]) -> None:
+def _check(kb: KB, family: Family, chain: Chain, shape: _Shape, edges: list, people: list[int]) -> None:
     """Assert the guarantees: a simple path of true facts that entails exactly the target.
 
     ``edges`` are ``(head, predicate, tail, kind)`` over story people, whose family ids are
@@ -641,7 +643,6 @@ def _check(ctx: _Context, family: Family, chain: Chain, shape: _Shape, edges: li
     for short clean chains (where it is cheaper), what the chain and the story entail is
     computed (CYK table, closure).
     """
-    kb = ctx.kb
     k, x, z = chain.k, chain.people[0], chain.people[-1]
     if len(set(chain.people)) != k + 1:
         raise AssertionError("chain is not a simple path")
@@ -652,7 +653,7 @@ def _check(ctx: _Context, family: Family, chain: Chain, shape: _Shape, edges: li
     if family.relation(x, z) != chain.target or not _proof_derives(kb, chain):
         raise AssertionError("the chain's proof does not derive the query pair's one relation")
     if len(edges) > k or k > CYK_MAX_K:
-        if _family_closed(ctx, family):
+        if _family_closed(kb, family):
             return
         if closed_among(kb, family, people):
             return
@@ -678,13 +679,13 @@ def _chain_entailment(kb: KB, preds: tuple[int, ...]) -> int:
     return hit[1]
 
 
-def _family_closed(ctx: _Context, family: Family) -> bool:
+def _family_closed(kb: KB, family: Family) -> bool:
     """Whether all of a small family's relations are closed under the KB (then so are any
     people's among them); checked once per family, for families of up to FAMILY_CHECK_MAX."""
     hit = family.cache.get("closed")
     if hit is None:
         hit = family.cache["closed"] = family.size <= FAMILY_CHECK_MAX and \
-            closed_among(ctx.kb, family, list(range(family.size)))
+            closed_among(kb, family, list(range(family.size)))
     return hit
 
 
