@@ -632,7 +632,8 @@ def _names(genders: list[int], rng: random.Random, male: list[str], female: list
     return names
 
 
-def _check(kb: KB, family: Family, chain: Chain, shape: _Shape, edges: list, people: list[int]) -> None:
+def _check(kb: KB, family: Family, chain: Chain, shape: _Shape, edges: list[tuple[int, int, int, str]],
+           people: list[int]) -> None:
     """Assert the guarantees: a simple path of true facts that entails exactly the target.
 
     ``edges`` are ``(head, predicate, tail, kind)`` over story people, whose family ids are
@@ -692,24 +693,26 @@ def _family_closed(kb: KB, family: Family) -> bool:
 def _proof_derives(kb: KB, chain: Chain) -> bool:
     """Replay the proof: the target fact, rewritten rule by rule, becomes exactly the chain.
 
-    The facts being rewritten always form a path, held as ``after[head] = (predicate, tail)``
-    (a step that would bring a person back into the path fails: the chain is a simple path).
+    The facts being rewritten always form a path, held as ``pred[head]`` and ``tail[head]``
+    for the fact "tail[head] is head's pred[head]" (a step that would bring a person back into
+    the path fails: the chain is a simple path).
     """
     table: list[list[int]] = kb.table  # kb.compose, read without a call
     x, z = chain.people[0], chain.people[-1]
-    after: dict[int, tuple[int, int]] = {x: (chain.target, z)}
+    pred: dict[int, int] = {x: chain.target}
+    tail: dict[int, int] = {x: z}
     for goal, f1, f2 in chain.proof:
         a, r, b = goal
         c = f1[2]
-        if table[f1[1]][f2[1]] != r or f1[0] != a or f2[0] != c or f2[2] != b or after.get(a) != (r, b) \
-                or c in after or c == z:
+        r1, r2 = f1[1], f2[1]
+        if table[r1][r2] != r or f1[0] != a or f2[0] != c or f2[2] != b or pred.get(a, -1) != r or tail[a] != b \
+                or c in pred or c == z:
             return False
-        after[a] = (f1[1], c)
-        after[c] = (f2[1], b)
+        pred[a], tail[a] = r1, c
+        pred[c], tail[c] = r2, b
     head = x
     for i, p in enumerate(chain.preds):
-        step = after.get(head)
-        if step is None or step != (p, chain.people[i + 1]):
+        if pred.get(head, -1) != p or tail[head] != chain.people[i + 1]:
             return False
-        head = step[1]
-    return len(after) == chain.k
+        head = tail[head]
+    return len(pred) == chain.k
