@@ -28,6 +28,7 @@ import yaml
 from clutrr.errors import yaml_error_line
 from clutrr.render.amt_templates import amt_pair, read_amt
 from clutrr.core.family import FamilyConfig, sample_family
+from clutrr.core.genealogy import compose
 from clutrr.core.kb import GENDERS, KB, load_kb
 from clutrr.core.names import load_names
 from clutrr.render.bank_files import bank_paths
@@ -267,20 +268,27 @@ def possible_heads(kb_name: str = "kinship") -> dict[tuple[str, ...], frozenset[
     out: dict[tuple[str, ...], set[str]] = {}
     for seed in range(WORLD_FAMILIES):
         fam = sample_family(FamilyConfig(generations=3 + seed % 2), kb, random.Random(seed))
-        masks = fam.masks.astype(np.int32)
+        masks = fam.masks
         gender = fam.gender
+        of_gender = [gender == g for g in (0, 1)]
+        n = len(gender)
+        # [y, p2 * n + z]: z is y's p2, as float32 rows of the people of each gender
+        then = masks.transpose(1, 0, 2).reshape(n, n_pred * n).astype(np.float32)
+        then_of = [then[of_gender[g]] for g in (0, 1)]
         for p1 in range(n_pred):
             for g1 in (0, 1):
-                m1 = masks[p1][:, gender == g1]
+                m1 = masks[p1][:, of_gender[g1]]
                 heads = np.nonzero(m1.any(axis=1))[0]
                 for g in {int(gender[x]) for x in heads}:
                     out.setdefault((kb.word(p1, g1),), set()).add(GENDERS[g])
-                for p2 in range(n_pred):
-                    prod = m1 @ masks[p2][gender == g1, :]
-                    np.fill_diagonal(prod, 0)
-                    xs, zs = np.nonzero(prod)
-                    for gx, gz in set(zip(gender[xs].tolist(), gender[zs].tolist())):
-                        out.setdefault((kb.word(p1, g1), kb.word(p2, gz)), set()).add(GENDERS[gx])
+                # every second predicate at once: walks[p2, x, z] when some y has x -p1-> y -p2-> z, z not x
+                walks = compose(m1, then_of[g1], then_float=then_of[g1]).reshape(n, n_pred, n).transpose(1, 0, 2)
+                walks[:, np.arange(n), np.arange(n)] = False
+                for gx in (0, 1):
+                    for gz in (0, 1):
+                        found = walks[:, of_gender[gx], :][:, :, of_gender[gz]].any(axis=(1, 2))
+                        for p2 in np.nonzero(found)[0].tolist():
+                            out.setdefault((kb.word(p1, g1), kb.word(p2, gz)), set()).add(GENDERS[gx])
     return {c: frozenset(g) for c, g in out.items()}
 
 
