@@ -85,8 +85,9 @@ def _run_task(ctx: TaskContext, task: Task) -> TaskResult:
     csv_lines, jsonl_lines, records, hashes = out.csv, out.jsonl, out.records, out.hashes
     padding = bool(config.context_words)
     heldout = 0
+    ks, per_k = f.ks, f.rows_per_k  # a row's (k, index), as LogicalFile.example_of gives it, without a Python call
     for pos, attempt in zip(task.positions, attempts):
-        k, index = f.example_of(pos)
+        k, index = ks[pos // per_k], pos % per_k
         try:
             ex = make_example(config, k, noise, seed, index, split, attempt)
         except GenerationError:

@@ -73,6 +73,7 @@ class Example:
         """The typed JSON record (the JSONL format; see :mod:`clutrr.io.schema`)."""
         if self._record is None:
             names, words, pred_names = self.names, self.words, self.kb.pred_names
+            gender_words = GENDERS  # read once (a global of an uncompiled module is a dict lookup per read)
             qa, qb = self.query
             proof = []
             if self.proof:
@@ -85,7 +86,7 @@ class Example:
             self._record = {
                 "id": self.id, "split": self.split, "task": self.task, "k": self.k, "noise": self.noise_kind,
                 "seed": self.seed, "index": self.index,
-                "people": [{"name": n, "gender": GENDERS[g]} for n, g in zip(names, self.genders)],
+                "people": [{"name": n, "gender": gender_words[g]} for n, g in zip(names, self.genders)],
                 "edges": [{"head": a, "tail": b, "relation": w, "predicate": pred_names[p], "noise": kind}
                           for (a, p, b, kind), w in zip(self.edges, words)],
                 "query": [qa, qb], "target": self.target, "target_predicate": pred_names[self.query_pred],
