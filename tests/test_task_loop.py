@@ -40,3 +40,42 @@ def test_a_failed_row_leaves_the_thresholds():
     with pytest.raises(UsageError):  # k=200 is refused
         tasks.run_task(_context((200,), 1), Task(0, 0, range(1)))
     assert gc.get_threshold() == before
+
+
+def test_a_task_leaves_nothing_frozen_in_a_process_that_freezes_nothing():
+    frozen = gc.get_freeze_count()
+    gc.unfreeze()
+    try:
+        tasks.run_task(_context(), Task(0, 0, range(2)))
+        assert gc.get_freeze_count() == 0
+    finally:
+        if frozen:
+            gc.freeze()
+
+
+def test_a_process_that_freezes_gets_what_a_task_leaves_frozen():
+    frozen = gc.get_freeze_count()
+    gc.freeze()
+    try:
+        before = gc.get_freeze_count()
+        out = tasks.run_task(_context(), Task(0, 0, range(2)))
+        assert gc.get_freeze_count() > before  # the result's lists, at least
+        assert not any(o is out.jsonl for o in gc.get_objects())  # frozen: out of the collected generations
+    finally:
+        if not frozen:
+            gc.unfreeze()
+
+
+def test_stories_make_no_reference_cycles():
+    """What freezing a task's leftovers relies on: a task leaves no garbage for the collector."""
+    ctx = _context((2, 3, 10), 10)
+    tasks.run_task(ctx, Task(0, 0, range(10)))
+    enabled = gc.isenabled()
+    gc.collect()
+    gc.disable()
+    try:
+        tasks.run_task(ctx, Task(0, 0, range(10, 30)))
+        assert gc.collect() == 0
+    finally:
+        if enabled:
+            gc.enable()

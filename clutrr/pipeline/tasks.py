@@ -62,13 +62,22 @@ ROWS_COLLECT_EVERY = 100_000
 
 def run_task(ctx: TaskContext, task: Task) -> TaskResult:
     """Generate and encode the task's rows. Raises RowFailure when a row cannot be built.
-    The cyclic collector runs less often meanwhile (:data:`ROWS_COLLECT_EVERY`)."""
+
+    The cyclic collector runs less often meanwhile (:data:`ROWS_COLLECT_EVERY`). In a process
+    that freezes what it keeps (one that has frozen objects already: the CLI's, an engine's
+    worker, see :func:`clutrr.engines.local.load_and_freeze`) what a finished task leaves is
+    frozen too: the generator's caches, which the collector's passes went through again and
+    again otherwise. Stories make no reference cycles, so freezing holds back no garbage.
+    """
     thresholds = gc.get_threshold()
     gc.set_threshold(ROWS_COLLECT_EVERY, thresholds[1], thresholds[2])
     try:
-        return _run_task(ctx, task)
+        out = _run_task(ctx, task)
     finally:
         gc.set_threshold(*thresholds)
+    if gc.get_freeze_count():
+        gc.freeze()
+    return out
 
 
 def _run_task(ctx: TaskContext, task: Task) -> TaskResult:
