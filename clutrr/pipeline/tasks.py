@@ -6,6 +6,7 @@ context every task shares (:class:`TaskContext`) is small and shipped with each 
 """
 from __future__ import annotations
 
+import gc
 from collections import Counter
 from dataclasses import dataclass
 from typing import cast
@@ -53,8 +54,34 @@ def kinship(ctx: TaskContext) -> bool:
     return bool(load_kb(ctx.config.kb).system)
 
 
+# The cyclic collector's first threshold while a task runs: a story allocates thousands of
+# containers that its own reference counts free; at the default (700) the collector walked
+# each story's live objects several times over.
+ROWS_COLLECT_EVERY = 100_000
+
+
 def run_task(ctx: TaskContext, task: Task) -> TaskResult:
-    """Generate and encode the task's rows. Raises RowFailure when a row cannot be built."""
+    """Generate and encode the task's rows. Raises RowFailure when a row cannot be built.
+
+    The cyclic collector runs less often meanwhile (:data:`ROWS_COLLECT_EVERY`). In a process
+    that freezes what it keeps (one that has frozen objects already: the CLI's, an engine's
+    worker, see :func:`clutrr.engines.local.load_and_freeze`) what a finished task leaves is
+    frozen too: the generator's caches, which the collector's passes went through again and
+    again otherwise. Stories make no reference cycles, so freezing holds back no garbage.
+    """
+    thresholds = gc.get_threshold()
+    gc.set_threshold(ROWS_COLLECT_EVERY, thresholds[1], thresholds[2])
+    try:
+        out = _run_task(ctx, task)
+    finally:
+        gc.set_threshold(*thresholds)
+    if gc.get_freeze_count():
+        gc.freeze()
+    return out
+
+
+def _run_task(ctx: TaskContext, task: Task) -> TaskResult:
+    """The rows of :func:`run_task`."""
     f = ctx.files[task.file]
     out = TaskResult(task)
     tally = None  # made after the first example, so a bad KB is reported as such
@@ -67,8 +94,9 @@ def run_task(ctx: TaskContext, task: Task) -> TaskResult:
     csv_lines, jsonl_lines, records, hashes = out.csv, out.jsonl, out.records, out.hashes
     padding = bool(config.context_words)
     heldout = 0
+    ks, per_k = f.ks, f.rows_per_k  # a row's (k, index), as LogicalFile.example_of gives it, without a Python call
     for pos, attempt in zip(task.positions, attempts):
-        k, index = f.example_of(pos)
+        k, index = ks[pos // per_k], pos % per_k
         try:
             ex = make_example(config, k, noise, seed, index, split, attempt)
         except GenerationError:

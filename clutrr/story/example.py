@@ -7,7 +7,7 @@ the story, label and pattern of each row without building either.
 from __future__ import annotations
 
 import json
-from typing import Callable, cast
+from typing import cast
 
 from clutrr.core.chainer import Chain
 from clutrr.core.difficulty import difficulty
@@ -59,23 +59,9 @@ class Example:
         self._record: dict | None = None
         self._row: StoryRow | None = None
 
-    def _namer(self):
-        """A function naming a fact over family ids: (head's name, relation word, tail's name)."""
-        naming = self._naming()
-
-        def named(fact: Fact) -> tuple[str, str, str]:
-            return tuple(naming(fact))  # type: ignore[return-value]
-        return named
-
-    def _naming(self) -> Callable[[Fact], list[str]]:
-        """A function naming a fact over family ids as a list: [head's name, relation word, tail's name]."""
-        names, genders, predicates = self.names, self.genders, self.kb.predicates
-        pos = {q: i for i, q in enumerate(self.people)}
-
-        def named(fact: Fact) -> list[str]:
-            a, b = pos[fact[0]], pos[fact[2]]
-            return [names[a], cast(str, predicates[fact[1]].words[genders[b]]), names[b]]  # kb.word, read directly
-        return named
+    def _positions(self) -> dict[int, int]:
+        """Family id -> story index, for the people of the story."""
+        return {q: i for i, q in enumerate(self.people)}
 
     @property
     def clean_story(self) -> str:
@@ -87,16 +73,20 @@ class Example:
         """The typed JSON record (the JSONL format; see :mod:`clutrr.io.schema`)."""
         if self._record is None:
             names, words, pred_names = self.names, self.words, self.kb.pred_names
+            gender_words = GENDERS  # read once (a global of an uncompiled module is a dict lookup per read)
             qa, qb = self.query
             proof = []
             if self.proof:
-                named = self._naming()
-                proof = [{"goal": named(g), "rule": [pred_names[f1[1]], pred_names[f2[1]]],
-                          "by": [named(f1), named(f2)]} for g, f1, f2 in self.proof]
+                pos, words_of = self._positions(), predicate_words(self.kb)
+                genders = self.genders
+                proof = [{"goal": named(g, pos, names, genders, words_of),
+                          "rule": [pred_names[f1[1]], pred_names[f2[1]]],
+                          "by": [named(f1, pos, names, genders, words_of), named(f2, pos, names, genders, words_of)]}
+                         for g, f1, f2 in self.proof]
             self._record = {
                 "id": self.id, "split": self.split, "task": self.task, "k": self.k, "noise": self.noise_kind,
                 "seed": self.seed, "index": self.index,
-                "people": [{"name": n, "gender": GENDERS[g]} for n, g in zip(names, self.genders)],
+                "people": [{"name": n, "gender": gender_words[g]} for n, g in zip(names, self.genders)],
                 "edges": [{"head": a, "tail": b, "relation": w, "predicate": pred_names[p], "noise": kind}
                           for (a, p, b, kind), w in zip(self.edges, words)],
                 "query": [qa, qb], "target": self.target, "target_predicate": pred_names[self.query_pred],
@@ -158,14 +148,18 @@ class Example:
         if self._row is None:
             names, genders = self.names, self.genders
             qa, qb = self.query
-            named = self._namer()
+            pos, words_of = self._positions(), predicate_words(self.kb)
+
+            def name(fact: Fact) -> tuple[str, str, str]:
+                a, w, b = named(fact, pos, names, genders, words_of)
+                return a, w, b
             self._row = StoryRow(
                 id=self.id,
                 story=self.story,
                 query=(names[qa], names[qb]),
                 target=self.target,
                 clean_story=self.clean_story,
-                proof_state=[{named(goal): [named(f1), named(f2)]} for goal, f1, f2 in self.proof],
+                proof_state=[{name(goal): [name(f1), name(f2)]} for goal, f1, f2 in self.proof],
                 f_comb=self.pattern,
                 task_name=f"task_{self.task}.{self.k}",
                 story_edges=[(a, b) for a, _, b, _ in self.edges],
@@ -179,3 +173,25 @@ class Example:
             if self.kb.system:
                 self._row.kin_type, self._row.glossary = self.kin_type, self.glossary
         return self._row
+
+
+_WORDS: dict[int, tuple[KB, list[tuple[str | None, str | None]]]] = {}  # id(kb) -> (kb, its predicates' words)
+
+
+def predicate_words(kb: KB) -> list[tuple[str | None, str | None]]:
+    """The KB's gendered words by predicate index (read once per KB: a predicate is a Python object)."""
+    got = _WORDS.get(id(kb))
+    if got is None or got[0] is not kb:
+        if len(_WORDS) >= 64:  # KBs loaded one after another (tests): keep only the recent ones
+            _WORDS.clear()
+        got = (kb, [p.words for p in kb.predicates])
+        _WORDS[id(kb)] = got
+    return got[1]
+
+
+def named(fact: Fact, pos: dict[int, int], names: list[str], genders: list[int],
+          words_of: list[tuple[str | None, str | None]]) -> list[str]:
+    """A fact over family ids named as a list: [head's name, relation word, tail's name]."""
+    a = pos[fact[0]]
+    b = pos[fact[2]]
+    return [names[a], cast(str, words_of[fact[1]][genders[b]]), names[b]]
