@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 from math import ceil, log
-from typing import Any, Callable
+from typing import Any, Callable, Final
 
 import _random
 
@@ -52,13 +52,16 @@ def shuffle(rng: random.Random, items: list) -> None:
         items[i], items[j] = items[j], items[i]
 
 
+_FEW_PICKS: Final = 12  # up to this many picks, sample_indices checks a repeat in its result list, not in a set
+
+
 def sample_indices(rng: random.Random, n: int, k: int) -> list[int]:
     """The positions ``rng.sample(population, k)`` picks from a population of ``n``, in order,
     leaving ``rng`` in the same state."""
     if not 0 <= k <= n:
         raise ValueError("Sample larger than population or is negative")
     getrandbits = rng.getrandbits
-    result = [0] * k
+    result = [-1] * k  # -1: not picked yet
     setsize = 21
     if k > 5:
         setsize += 4 ** ceil(log(k * 3, 4))
@@ -70,8 +73,15 @@ def sample_indices(rng: random.Random, n: int, k: int) -> list[int]:
             result[i] = pool[j]
             pool[j] = pool[m - 1]
         return result
-    selected: set[int] = set()
     bits = n.bit_length()
+    if k <= _FEW_PICKS:  # the picks so far are looked up in the result (building a set costs more)
+        for i in range(k):
+            j = getrandbits(bits)
+            while j >= n or j in result:
+                j = getrandbits(bits)
+            result[i] = j
+        return result
+    selected: set[int] = set()
     for i in range(k):
         j = getrandbits(bits)
         while j >= n or j in selected:
