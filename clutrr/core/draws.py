@@ -52,6 +52,15 @@ def shuffle(rng: random.Random, items: list) -> None:
         items[i], items[j] = items[j], items[i]
 
 
+def _among(items: list[int], count: int, item: int) -> bool:
+    """Whether ``item`` is one of the first ``count`` items (compiled: a loop of int compares;
+    ``in`` on the list compares objects)."""
+    for i in range(count):
+        if items[i] == item:
+            return True
+    return False
+
+
 _FEW_PICKS: Final = 12  # up to this many picks, sample_indices checks a repeat in its result list, not in a set
 
 
@@ -61,7 +70,7 @@ def sample_indices(rng: random.Random, n: int, k: int) -> list[int]:
     if not 0 <= k <= n:
         raise ValueError("Sample larger than population or is negative")
     getrandbits = rng.getrandbits
-    result = [-1] * k  # -1: not picked yet
+    result = [0] * k
     setsize = 21
     if k > 5:
         setsize += 4 ** ceil(log(k * 3, 4))
@@ -77,7 +86,7 @@ def sample_indices(rng: random.Random, n: int, k: int) -> list[int]:
     if k <= _FEW_PICKS:  # the picks so far are looked up in the result (building a set costs more)
         for i in range(k):
             j = getrandbits(bits)
-            while j >= n or j in result:
+            while j >= n or _among(result, i, j):
                 j = getrandbits(bits)
             result[i] = j
         return result
