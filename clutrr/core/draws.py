@@ -29,6 +29,9 @@ def below(getrandbits: Callable[[int], int], n: int) -> int:
 
 def random_bit(mask: int, rand: Callable[[], float]) -> int:
     """A uniformly random set bit of a non-zero ``mask`` (its index), using ``rand()`` in [0, 1)."""
+    if not mask & (mask - 1):  # one bit (the chainer's usual case): its draw can only pick it
+        rand()
+        return mask.bit_length() - 1
     for _ in range(int(rand() * mask.bit_count())):
         mask &= mask - 1
     return (mask & -mask).bit_length() - 1
