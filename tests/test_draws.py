@@ -5,13 +5,13 @@ import random
 
 import pytest
 
-from clutrr.core.draws import below, sample_indices, seeded, shuffle
+from clutrr.core.draws import below, random_bit, sample_indices, seeded, shuffle
 
 
 def test_sample_matches_the_standard_library():
     for seed in range(300):
         for n in (1, 2, 5, 20, 21, 22, 40, 300):
-            for k in sorted({min(n, j) for j in (0, 1, 2, 4, 5, 6, 9)}):
+            for k in sorted({min(n, j) for j in (0, 1, 2, 4, 5, 6, 9, 12, 13, 20)}):
                 ours, theirs = random.Random(seed), random.Random(seed)
                 population = [f"p{i}" for i in range(n)]
                 picked = [population[j] for j in sample_indices(ours, n, k)]
@@ -47,3 +47,12 @@ def test_shuffle_matches_the_standard_library():
             shuffle(ours, mine)
             theirs.shuffle(yours)
             assert mine == yours and ours.getstate() == theirs.getstate(), (seed, n)
+
+
+def test_random_bit_picks_the_drawn_set_bit_with_one_draw():
+    for seed in range(100):
+        for mask in (1, 2, 1 << 40, 5, 0b1011000, (1 << 70) | 6, (1 << 64) - 1):
+            ours, theirs = random.Random(seed), random.Random(seed)
+            bits = [i for i in range(mask.bit_length()) if mask >> i & 1]
+            assert random_bit(mask, ours.random) == bits[int(theirs.random() * len(bits))], (seed, mask)
+            assert ours.getstate() == theirs.getstate()

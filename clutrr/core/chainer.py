@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import Callable, Final, cast
+from typing import Callable, Final
 
 
 from clutrr.core.family import Family
@@ -59,23 +59,39 @@ class WordPairs:
         xs: list[int] = []
         ys: list[int] = []
         for p, rows in enumerate(family.rows):
-            for gender, sex in ((0, men), (1, women)):
-                start = len(xs)
-                for x in range(n):
-                    found = rows[x] & single[x] & sex
-                    while found:
-                        low = found & -found
-                        xs.append(x)
-                        ys.append(low.bit_length() - 1)
-                        found ^= low
-                if len(xs) > start:
-                    spans[p, gender] = (start, len(xs) - start)
+            start = len(xs)
+            later = 0  # the people x with a woman among their pairs (listed after the men's pairs)
+            for x in range(n):
+                found = rows[x] & single[x]
+                if found:
+                    if found & women:
+                        later |= 1 << x
+                    _add_pairs(xs, ys, x, found & men)
+            if len(xs) > start:
+                spans[p, 0] = (start, len(xs) - start)
+            start = len(xs)
+            while later:
+                low = later & -later
+                x = low.bit_length() - 1
+                _add_pairs(xs, ys, x, rows[x] & single[x] & women)
+                later ^= low
+            if len(xs) > start:
+                spans[p, 1] = (start, len(xs) - start)
         self.spans, self.xs, self.ys = spans, xs, ys
 
     def pairs(self, word: tuple[int, int]) -> list[tuple[int, int]]:
         """Every pair of the word."""
         start, count = self.spans.get(word, (0, 0))
         return list(zip(self.xs[start:start + count], self.ys[start:start + count]))
+
+
+def _add_pairs(xs: list[int], ys: list[int], x: int, found: int) -> None:
+    """Append the pairs (x, y) for each person y of ``found`` (a bitset), y ascending."""
+    while found:
+        low = found & -found
+        xs.append(x)
+        ys.append(low.bit_length() - 1)
+        found ^= low
 
 
 def word_pairs(family: Family) -> WordPairs:
@@ -99,56 +115,84 @@ def target_pairs(family: Family, pred: int, gender: int) -> list[tuple[int, int]
     return word_pairs(family).pairs((pred, gender))
 
 
-Rules = tuple[int, ...]  # rules r1 . r2 -> r of one head r, each as r1 << _RULE_SHIFT | r2
-_RULE_SHIFT: Final = 16
-_RULE_GROUPS: dict[tuple[int, WordMask | None], tuple[KB, list[tuple[Rules, ...]]]] = {}
+class _RulePlan:
+    """A KB's rules by head predicate, in the groups the chainer tries in turn (for one
+    ``allowed``): rule i is ``first[i] . second[i] -> r``; ``spans[r]`` lists each non-empty
+    group of head r as ``start, count`` (its rules are i in ``range(start, start + count)``);
+    ``widest`` is the largest count."""
+
+    def __init__(self, kb: KB, allowed: WordMask | None) -> None:
+        self.kb, self.allowed = kb, allowed
+        self.first: list[int] = []
+        self.second: list[int] = []
+        self.spans: list[list[int]] = []
+        self.widest = 0
+        for rules in kb.by_head:
+            spans: list[int] = []
+            for group in _grouped(rules, allowed):
+                if group:
+                    spans += [len(self.first), len(group)]
+                    self.first += [r1 for r1, _ in group]
+                    self.second += [r2 for _, r2 in group]
+                    self.widest = max(self.widest, len(group))
+            self.spans.append(spans)
 
 
-def _rule_groups(kb: KB, allowed: WordMask | None) -> list[tuple[Rules, ...]]:
-    """Per head predicate, its rules in groups tried in turn: with ``allowed``, rules whose
-    two facts can both be stated by allowed words come first, then those with one."""
+def _grouped(rules: tuple[tuple[int, int], ...], allowed: WordMask | None) -> list[list[tuple[int, int]]]:
+    """One head's rules in the groups tried in turn: all of them; or with ``allowed``, those
+    whose two facts can both be stated by allowed words, then those with one, then none."""
+    if allowed is None:
+        return [list(rules)]
+    said = [sum(any(allowed[p]) for p in pair) for pair in rules]
+    return [[pair for pair, n in zip(rules, said) if n == want] for want in (2, 1, 0)]
+
+
+_RULE_PLANS: dict[tuple[int, WordMask | None], tuple[KB, _RulePlan]] = {}
+_LAST_PLAN: Final[list[_RulePlan | None]] = [None]
+
+
+def _rule_plan(kb: KB, allowed: WordMask | None) -> _RulePlan:
+    """The :class:`_RulePlan` of (kb, allowed), made once (the last one is checked first, by identity)."""
+    last = _LAST_PLAN[0]
+    if last is not None and last.kb is kb and last.allowed is allowed:
+        return last
     key = (id(kb), allowed)
-    hit = _RULE_GROUPS.get(key)
+    hit = _RULE_PLANS.get(key)
     if hit is None:  # the entry keeps kb alive, so its id is never reused by another KB
-        groups: list[tuple[Rules, ...]]
-        if allowed is None:
-            groups = [(tuple(r1 << _RULE_SHIFT | r2 for r1, r2 in rules),) for rules in kb.by_head]
-        else:
-            def sayable(pair: tuple[int, int]) -> int:
-                return sum(any(allowed[p]) for p in pair)
-            groups = [tuple(tuple(r1 << _RULE_SHIFT | r2 for r1, r2 in rules if sayable((r1, r2)) == n)
-                            for n in (2, 1, 0)) for rules in kb.by_head]
-        hit = _RULE_GROUPS[key] = (kb, groups)
+        hit = _RULE_PLANS[key] = (kb, _RulePlan(kb, allowed))
+    _LAST_PLAN[0] = hit[1]
     return hit[1]
 
 
-def _expansion(edge_groups: list[list[int]], rule_groups: list[tuple[Rules, ...]], people: list[int],
-               preds: list[int], rows: list[list[int]], cols: list[list[int]], used: int,
-               rand: Callable[[], float]) -> tuple[int, int, int, int] | None:
-    """The first (fact, rule) that can be grounded, facts and then each fact's rules drawn in
-    uniformly random order, lazily (one ``rand()`` per item drawn): (fact index, r1, r2, the
-    people who could be c)."""
-    for items in edge_groups:  # shuffled in place
-        n = len(items)
-        while n:
-            i = int(rand() * n)
-            e = items[i]
-            n -= 1
-            items[i] = items[n]
-            a, b = people[e], people[e + 1]
-            for group_rules in rule_groups[preds[e]]:
-                rules: list[object] = list(group_rules)  # objects: moving one is not boxing it again
-                m = len(rules)
-                while m:
-                    j = int(rand() * m)
-                    rule = cast(int, rules[j])
-                    r1, r2 = rule >> _RULE_SHIFT, rule & ((1 << _RULE_SHIFT) - 1)
-                    m -= 1
-                    rules[j] = rules[m]
-                    cand = rows[r1][a] & cols[r2][b] & ~used
-                    if cand:
-                        return e, r1, r2, cand
-    return None
+def _expansion(edges: list[int], count: int, plan: _RulePlan, order: list[int], people: list[int],
+               preds: list[int], rows: list[list[int]], cols: list[list[int]], free: int,
+               rand: Callable[[], float]) -> tuple[int, int, int, int]:
+    """The first (fact, rule) that can be grounded, facts (the first ``count`` of ``edges``) and
+    then each fact's rules drawn in uniformly random order, lazily (one ``rand()`` per item
+    drawn; the drawn item's place takes the last one's; ``order`` is room for a group's rules):
+    (fact index, r1, r2, the people who could be c), or fact index -1 when none can."""
+    first, second, spans = plan.first, plan.second, plan.spans
+    while count:
+        j = int(rand() * count)
+        count -= 1
+        e = edges[j]
+        edges[j] = edges[count]
+        a, b = people[e], people[e + 1]
+        groups = spans[preds[e]]
+        for g in range(0, len(groups), 2):
+            start, m = groups[g], groups[g + 1]
+            for i in range(m):
+                order[i] = i
+            while m:
+                j = int(rand() * m)
+                m -= 1
+                i = start + order[j]
+                order[j] = order[m]
+                r1, r2 = first[i], second[i]
+                cand = rows[r1][a] & cols[r2][b] & free
+                if cand:
+                    return e, r1, r2, cand
+    return -1, 0, 0, 0
 
 
 def backward_chain(family: Family, kb: KB, k: int, x: int, z: int, rng: random.Random,
@@ -168,40 +212,76 @@ def backward_chain(family: Family, kb: KB, k: int, x: int, z: int, rng: random.R
     target = family.relation(x, z)
     if target < 0:
         return None
-    chain = Chain([x, z], [target], target)
-    people, preds, proof = chain.people, chain.preds, chain.proof
-    rows, cols, gender_bits = family.rows, family.cols(), family.gender_bits
+    people, preds = [x, z], [target]
+    steps: list[int] = []  # per step, the index and the predicate of the fact it expanded (for the proof)
+    rows, cols = family.rows, family.cols()
     genders = family.genders
-    rule_groups = _rule_groups(kb, allowed)
+    plan = _rule_plan(kb, allowed)
+    edges, order = [0] * k, [0] * plan.widest
     rand = rng.random
     used = (1 << x) | (1 << z)
-    men, women = gender_bits
+    men, women = family.gender_bits
     for left in range(k - 1, 0, -1):
+        n = len(preds)
         if allowed is None:
-            edge_groups = [[i for i in range(len(preds))]]
-        else:
-            bad = [i for i in range(len(preds)) if not _stated(allowed, preds, people, genders, i)]
-            if len(bad) > left:
+            for i in range(n):
+                edges[i] = i
+            found = _expansion(edges, n, plan, order, people, preds, rows, cols, ~used, rand)
+        else:  # facts stating other words first
+            count = _fill(edges, allowed, preds, people, genders, False)
+            if count > left:
                 return None  # an expansion replaces at most one banned fact
-            edge_groups = [bad, [i for i in range(len(preds)) if _stated(allowed, preds, people, genders, i)]]
-        found = _expansion(edge_groups, rule_groups, people, preds, rows, cols, used, rand)
-        if found is None:
-            return None
+            found = _expansion(edges, count, plan, order, people, preds, rows, cols, ~used, rand)
+            if found[0] < 0:
+                count = _fill(edges, allowed, preds, people, genders, True)
+                found = _expansion(edges, count, plan, order, people, preds, rows, cols, ~used, rand)
         e, r1, r2, cand = found
+        if e < 0:
+            return None
         # a gender among those c can have, then c among those of it
         male, female = cand & men, cand & women
         if int(rand() * ((male != 0) + (female != 0))):
             male = 0
         c = random_bit(male if male else female, rand)
         used |= 1 << c
-        a, b = people[e], people[e + 1]
-        proof.append(((a, preds[e], b), (a, r1, c), (c, r2, b)))
+        steps.append(e)
+        steps.append(preds[e])
         people.insert(e + 1, c)
         preds[e] = r1
         preds.insert(e + 1, r2)
     if allowed is not None and not all(_stated(allowed, preds, people, genders, i) for i in range(k)):
         return None
-    return chain
+    return Chain(people, preds, target, _proof(people, preds, steps))
+
+
+def _fill(edges: list[int], allowed: WordMask, preds: list[int], people: list[int], genders: list[int],
+          stated: bool) -> int:
+    """Put the indices of the path's facts that have (``stated``) or lack an allowed word first
+    in ``edges``, ascending; return how many."""
+    count = 0
+    for i in range(len(preds)):
+        if _stated(allowed, preds, people, genders, i) == stated:
+            edges[count] = i
+            count += 1
+    return count
+
+
+def _proof(people: list[int], preds: list[int], steps: list[int]
+           ) -> list[tuple[tuple[int, int, int], tuple[int, int, int], tuple[int, int, int]]]:
+    """A finished chain's :attr:`Chain.proof`, from each step's fact index e and predicate r:
+    undone from the last step, the person c it put at e + 1 leaves, and the two facts
+    (a, r1, c), (c, r2, b) join back into (a, r, b)."""
+    people, preds = list(people), list(preds)
+    proof = []
+    for s in range(len(steps) - 2, -1, -2):
+        e, r = steps[s], steps[s + 1]
+        c = people.pop(e + 1)
+        a, b = people[e], people[e + 1]
+        r1, r2 = preds[e], preds.pop(e + 1)
+        preds[e] = r
+        proof.append(((a, r, b), (a, r1, c), (c, r2, b)))
+    proof.reverse()
+    return proof
 
 
 def _stated(allowed: WordMask, preds: list[int], people: list[int], genders: list[int], i: int) -> bool:

@@ -23,18 +23,23 @@ def rows_closed(kb: KB, rows: list[list[int]], cols: list[list[int]], people: li
     among = 0
     for p in people:
         among |= 1 << p
-    rules, inverses = _rules(kb)
-    for r1, r2, r in rules:
-        rows1, rows2, rows_r = rows[r1], rows[r2], rows[r]
-        for i in people:
-            middle = rows1[i] & among
-            reach = 0
-            while middle:
-                low = middle & -middle
-                middle ^= low
-                reach |= rows2[low.bit_length() - 1]
-            if reach & among & ~(1 << i) & ~rows_r[i]:
-                return False
+    by_first, inverses = _rules(kb)
+    for i in people:
+        others = among & ~(1 << i)
+        for r1 in range(len(by_first)):
+            middle = rows[r1][i] & among  # the people j with "j is i's r1"
+            if not middle:
+                continue
+            then = by_first[r1]
+            for t in range(0, len(then), 2):  # each rule r1 . r2 -> r
+                rows2 = rows[then[t]]
+                reach, left = 0, middle
+                while left:
+                    low = left & -left
+                    left ^= low
+                    reach |= rows2[low.bit_length() - 1]
+                if reach & others & ~rows[then[t + 1]][i]:
+                    return False
     for p, q in inverses:
         rows_p, cols_q = rows[p], cols[q]
         for i in people:
@@ -43,14 +48,18 @@ def rows_closed(kb: KB, rows: list[list[int]], cols: list[list[int]], people: li
     return True
 
 
-_RULES: dict[int, tuple[KB, list[tuple[int, int, int]], list[tuple[int, int]]]] = {}
+_RULES: dict[int, tuple[KB, list[list[int]], list[tuple[int, int]]]] = {}
 
 
-def _rules(kb: KB) -> tuple[list[tuple[int, int, int]], list[tuple[int, int]]]:
-    """The KB's rules ``(r1, r2, r)`` and its predicates with their inverses ``(p, q)``, as lists
-    (:meth:`~clutrr.core.kb.KB.rule_arrays`, kept per KB)."""
+def _rules(kb: KB) -> tuple[list[list[int]], list[tuple[int, int]]]:
+    """The KB's rules by first predicate (``by_first[r1]``: ``r2, r`` of each rule ``r1 . r2 -> r``,
+    flat) and its predicates with their inverses ``(p, q)``, from
+    :meth:`~clutrr.core.kb.KB.rule_arrays`, kept per KB."""
     hit = _RULES.get(id(kb))
     if hit is None:  # the entry keeps kb alive, so its id is never reused by another KB
         first, second, head, has_inverse, inverse = (a.tolist() for a in kb.rule_arrays())
-        hit = _RULES[id(kb)] = (kb, list(zip(first, second, head)), list(zip(has_inverse, inverse)))
+        by_first: list[list[int]] = [[] for _ in kb.predicates]
+        for r1, r2, r in zip(first, second, head):
+            by_first[r1] += [r2, r]
+        hit = _RULES[id(kb)] = (kb, by_first, list(zip(has_inverse, inverse)))
     return hit[1], hit[2]

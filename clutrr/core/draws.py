@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 from math import ceil, log
-from typing import Any, Callable
+from typing import Any, Callable, Final
 
 import _random
 
@@ -29,6 +29,9 @@ def below(getrandbits: Callable[[int], int], n: int) -> int:
 
 def random_bit(mask: int, rand: Callable[[], float]) -> int:
     """A uniformly random set bit of a non-zero ``mask`` (its index), using ``rand()`` in [0, 1)."""
+    if not mask & (mask - 1):  # one bit (the chainer's usual case): its draw can only pick it
+        rand()
+        return mask.bit_length() - 1
     for _ in range(int(rand() * mask.bit_count())):
         mask &= mask - 1
     return (mask & -mask).bit_length() - 1
@@ -52,6 +55,18 @@ def shuffle(rng: random.Random, items: list) -> None:
         items[i], items[j] = items[j], items[i]
 
 
+def _among(items: list[int], count: int, item: int) -> bool:
+    """Whether ``item`` is one of the first ``count`` items (compiled: a loop of int compares;
+    ``in`` on the list compares objects)."""
+    for i in range(count):
+        if items[i] == item:
+            return True
+    return False
+
+
+_FEW_PICKS: Final = 12  # up to this many picks, sample_indices checks a repeat in its result list, not in a set
+
+
 def sample_indices(rng: random.Random, n: int, k: int) -> list[int]:
     """The positions ``rng.sample(population, k)`` picks from a population of ``n``, in order,
     leaving ``rng`` in the same state."""
@@ -70,8 +85,15 @@ def sample_indices(rng: random.Random, n: int, k: int) -> list[int]:
             result[i] = pool[j]
             pool[j] = pool[m - 1]
         return result
-    selected: set[int] = set()
     bits = n.bit_length()
+    if k <= _FEW_PICKS:  # the picks so far are looked up in the result (building a set costs more)
+        for i in range(k):
+            j = getrandbits(bits)
+            while j >= n or _among(result, i, j):
+                j = getrandbits(bits)
+            result[i] = j
+        return result
+    selected: set[int] = set()
     for i in range(k):
         j = getrandbits(bits)
         while j >= n or j in selected:

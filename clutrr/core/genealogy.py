@@ -248,7 +248,8 @@ def transpose_rows(rows: list[int], n: int) -> list[int]:
         bit = 1 << x
         while row:
             low = row & -row
-            out[low.bit_length() - 1] |= bit
+            y = low.bit_length() - 1
+            out[y] = out[y] | bit  # not |=: compiled, an augmented item assignment is a generic call
             row ^= low
     return out
 

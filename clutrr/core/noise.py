@@ -75,15 +75,26 @@ class _Walker:
             a = b
         return facts, used
 
+    def path(self, kind: str, chain: Chain, n: int) -> list[Fact] | None:
+        """A noise path of ``kind`` (supporting, irrelevant or disconnected), or None."""
+        if kind == "supporting":  # direct calls: compiled, a method looked up by name is a generic call
+            return self.supporting(chain, n)
+        if kind == "irrelevant":
+            return self.irrelevant(chain, n)
+        if kind == "disconnected":
+            return self.disconnected(chain, n)
+        raise ValueError(f"unknown noise kind {kind!r}")
+
     def supporting(self, chain: Chain, n: int) -> list[Fact] | None:
         k = chain.k
         family = self.family
-        span = k + 1  # the chain positions (i, j) of a pair, as i * span + j
-        pairs = [i * span + j for i in range(span) for j in range(i + 1 if n > 1 else i + 2, span) if i or j != k]
+        span = k + 1
+        pairs = list(_chain_pairs(k, n > 1))
         rand, left = self.rand, len(pairs)
         for _ in range(min(12, left)):  # up to 12 pairs in uniformly random order (in_random_order's draws)
             pick = int(rand() * left)
-            i, j = divmod(pairs[pick], span)
+            i = pairs[pick] // span
+            j = pairs[pick] - i * span
             left -= 1
             pairs[pick] = pairs[left]
             u, v = chain.people[i], chain.people[j]
@@ -135,6 +146,21 @@ class _Walker:
         return None
 
 
+_CHAIN_PAIRS: dict[int, list[int]] = {}
+
+
+def _chain_pairs(k: int, adjacent: bool) -> list[int]:
+    """The pairs (i, j), i < j, of positions on a chain of k facts that a supporting path may
+    join (never (0, k); with ``adjacent``, also neighbours), each as ``i * (k + 1) + j``; kept per k."""
+    key = 2 * k + adjacent
+    hit = _CHAIN_PAIRS.get(key)
+    if hit is None:
+        span = k + 1
+        hit = _CHAIN_PAIRS[key] = [i * span + j for i in range(span) for j in range(i + 1 if adjacent else i + 2, span)
+                                   if i or j != k]
+    return hit
+
+
 def add_noise(family: Family, chain: Chain, kind: str, n_facts: int, rng: random.Random,
               allowed: WordMask | None = None) -> list[tuple[str, list[Fact]]] | None:
     """Noise paths of the given kind as ``[(kind, facts)]``, or None if the family has no room.
@@ -151,7 +177,7 @@ def add_noise(family: Family, chain: Chain, kind: str, n_facts: int, rng: random
     kinds = ("supporting", "irrelevant", "disconnected") if kind == "all" else (kind,)
     out = []
     for kd in kinds:
-        facts = getattr(walker, kd)(chain, n_facts)
+        facts = walker.path(kd, chain, n_facts)
         if facts is None:
             return None
         out.append((kd, facts))
