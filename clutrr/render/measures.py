@@ -11,14 +11,20 @@ tokenised whole.
 """
 from __future__ import annotations
 
-from clutrr.render.stitching import Piece, forms
+from clutrr.render.stitching import Clause, Piece, clause, clause_roots
 from clutrr.render.templates import Bank, Template
 
 MULTI_FACT_KS = range(4, 11)
 _MULTI_FIRST, _MULTI_LAST = MULTI_FACT_KS[0], MULTI_FACT_KS[-1]
-# the additive counts of a TextTally (what a worker sends back), in this order
+# the additive counts of a TextTally (what a worker sends back), in this order (the two by span length last)
 COUNTS = ("stories", "self_possessive", "reused", "pieces", "fallback_pieces", "chain_facts", "multi_facts", "spans",
           "covered")
+SPAN_LENGTHS = 3  # the coverage measures count a chain's spans of 1..3 facts
+
+
+def _by_length(counts: dict[int, int]) -> list[int]:
+    """Counts by span length as a list indexed by the length (1..SPAN_LENGTHS)."""
+    return [0] + [counts.get(n, 0) for n in range(1, SPAN_LENGTHS + 1)]
 
 
 def _share(part: int, whole: int) -> float | None:
@@ -67,22 +73,33 @@ class TextTally:
         self.stories = self.self_possessive = self.reused = 0
         self.pieces = self.fallback_pieces = 0
         self.chain_facts = self.multi_facts = 0
-        self.spans: dict[int, int] = {1: 0, 2: 0, 3: 0}
-        self.covered: dict[int, int] = {1: 0, 2: 0, 3: 0}
+        # [n]: the chains' spans of n facts (1..SPAN_LENGTHS), and how many of them the bank itself covers
+        self._spans = [0] * (SPAN_LENGTHS + 1)
+        self._covered = [0] * (SPAN_LENGTHS + 1)
+
+    @property
+    def spans(self) -> dict[int, int]:
+        """Span length n -> the chains' spans of n facts counted."""
+        return {n: self._spans[n] for n in range(1, SPAN_LENGTHS + 1)}
+
+    @property
+    def covered(self) -> dict[int, int]:
+        """Span length n -> how many of :attr:`spans` a template of the bank itself covers."""
+        return {n: self._covered[n] for n in range(1, SPAN_LENGTHS + 1)}
 
     def counts(self) -> dict:
         """The additive counts (:data:`COUNTS`) as plain data: what a worker sends back."""
-        out = {}
-        for name in COUNTS:
-            value = getattr(self, name)
-            out[name] = dict(value) if isinstance(value, dict) else value
-        return out
+        return {name: getattr(self, name) for name in COUNTS}
 
     def take(self, counts: dict) -> None:
         """Set the tally's counts from :meth:`counts` summed (other keys are left alone)."""
-        for name in COUNTS:
+        for name in COUNTS[:-2]:
             if name in counts:
                 setattr(self, name, counts[name])
+        if "spans" in counts:
+            self._spans = _by_length(counts["spans"])
+        if "covered" in counts:
+            self._covered = _by_length(counts["covered"])
 
     def _self_possessive(self, split: str, ids: list[str], story: str, people: list[str]) -> bool:
         flags = _SELF_POSSESSIVE
@@ -130,19 +147,15 @@ class TextTally:
         if fallback:
             self.fallback_pieces += sum(i in fallback for i in ids)
         if _MULTI_FIRST <= k <= _MULTI_LAST:
-            for _, _, edges in pieces:
-                chain = [e for e in edges if e < k]
-                self.chain_facts += len(chain)
+            for piece in pieces:
+                edges: tuple[int, ...] = piece[2]
+                chain = 0
+                for e in edges:
+                    chain += e < k
+                self.chain_facts += chain
                 if len(edges) > 1:
-                    self.multi_facts += len(chain)
-        key = (words, heads)
-        cover = bank.own_spans.get(key)
-        if cover is None:
-            cover = bank.own_spans.keep(key, own_spans(bank, words, heads, list(self.spans)), k)
-        spans, covered = self.spans, self.covered
-        for n, count, own in cover:
-            spans[n] += count
-            covered[n] += own
+                    self.multi_facts += chain
+        _count_spans(bank, words, heads, self._spans, self._covered)
 
     def summary(self) -> dict:
         """The measures as plain data (shares rounded to 4 places; None when nothing was counted)."""
@@ -156,29 +169,25 @@ class TextTally:
         }
 
 
-def has_own(bank: Bank, clause: tuple[str, ...], head_gender: str) -> bool:
-    """Whether a template of the bank itself (not one filled from a fallback) fits (kept in ``bank.own``)."""
-    key = (clause, head_gender)
-    hit: bool | None = bank.own.get(key)
-    if hit is None:
-        fallback = bank.fallback_ids
-        hit = bank.own[key] = any(f.id not in fallback for f in forms(bank, clause, head_gender))
-    return hit
+def has_own(bank: Bank, words: tuple[str, ...], head_gender: str) -> bool:
+    """Whether a template of the bank itself (not one filled from a fallback) fits."""
+    return clause(bank, words, head_gender).own
 
 
-def own_spans(bank: Bank, words: tuple[str, ...], heads: tuple[str, ...],
-              lengths: list[int]) -> tuple[tuple[int, int, int], ...]:
-    """For each span length n of ``lengths`` up to the chain's: (n, the chain's spans of n facts,
-    how many of them a template of the bank itself covers); ``heads`` are the facts' first genders."""
+def _count_spans(bank: Bank, words: tuple[str, ...], heads: tuple[str, ...], spans: list[int],
+                 covered: list[int]) -> None:
+    """Add to ``spans[n]`` the chain's spans of n facts and to ``covered[n]`` how many of them a template of the
+    bank itself covers, for each n below ``len(spans)``; ``heads`` are the facts' first genders."""
     k = len(words)
-    out = []
-    for n in lengths:
-        if n <= k:
-            own = 0
-            for i in range(k - n + 1):
-                own += has_own(bank, words[i:i + n], heads[i])
-            out.append((n, k - n + 1, own))
-    return tuple(out)
+    roots = clause_roots(bank)
+    longest = len(spans) - 1
+    for i in range(k):
+        node: Clause = roots[heads[i]]
+        for j in range(i, min(i + longest, k)):
+            node = node.then(bank, words[j])
+            n = j - i + 1
+            spans[n] += 1
+            covered[n] += node.own
 
 
 def filled_clauses(bank: Bank) -> list[str]:
