@@ -181,13 +181,15 @@ def _count_spans(bank: Bank, words: tuple[str, ...], heads: tuple[str, ...], spa
     k = len(words)
     roots = clause_roots(bank)
     longest = len(spans) - 1
+    for n in range(1, min(longest, k) + 1):
+        spans[n] = spans[n] + k - n + 1
     for i in range(k):
         node: Clause = roots[heads[i]]
         for j in range(i, min(i + longest, k)):
             node = node.then(bank, words[j])
-            n = j - i + 1
-            spans[n] += 1
-            covered[n] += node.own
+            if node.own:
+                n = j - i + 1
+                covered[n] = covered[n] + 1
 
 
 def filled_clauses(bank: Bank) -> list[str]:

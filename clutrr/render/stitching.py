@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import random
-from typing import NamedTuple, Sequence, cast
+from typing import Callable, NamedTuple, Sequence, cast
 
 from clutrr.core.draws import below
 from clutrr.core.kb import GENDERS
@@ -200,6 +200,10 @@ class PathPlan:
 
     def cover(self, bank: Bank, rng: random.Random, used: set[str] | frozenset[str] = frozenset()) -> list[int]:
         """Piece lengths drawn as :func:`sample_cover` describes."""
+        return self.draw(rng.getrandbits, used)
+
+    def draw(self, getrandbits: Callable[[int], int], used: set[str] | frozenset[str]) -> list[int]:
+        """:meth:`cover`, given ``rng.getrandbits``."""
         valid, count = self.valid, self.count
         if used and self.exhausted(used):
             valid = [[L for L in ls if L == 1 or _open(self.options[i][L - 1], used)] for i, ls in enumerate(valid)]
@@ -212,7 +216,6 @@ class PathPlan:
             return [1] * n
         lengths = []
         i = 0
-        getrandbits = rng.getrandbits
         while i < n:
             pick = below(getrandbits, count[i])
             for L in valid[i]:
@@ -296,11 +299,12 @@ def render_plan(bank: Bank, plan: PathPlan, edges: Sequence[int], people: Sequen
                 genders: list[int], rng: random.Random, used: set[str]) -> list[Piece]:
     """:func:`render_path` for a path whose plan is known, with each person's ``marks`` (their
     name as it appears in the story) made beforehand."""
-    lengths = plan.ones or plan.cover(bank, rng, used)
     getrandbits = rng.getrandbits
+    lengths = plan.ones or plan.draw(getrandbits, used)
     options = plan.options
-    at = list(people)  # indexed below as a list, whatever sequence was given
-    edge = list(edges)
+    at = people if isinstance(people, list) else list(people)  # indexed below as lists
+    edge = edges if isinstance(edges, list) else list(edges)
+    new_piece, piece_type = _piece, Piece
     pieces = []
     i = 0
     for L in lengths:
@@ -314,7 +318,7 @@ def render_plan(bank: Bank, plan: PathPlan, edges: Sequence[int], people: Sequen
                 tid = form.id
         used.add(tid)
         facts: tuple[int, ...] = (edge[i],) if L == 1 else (edge[i], edge[i + 1]) if L == 2 else tuple(edge[i:i + L])
-        pieces.append(_piece(Piece, (_fill(form, at, i, L, marks, genders), tid, facts)))
+        pieces.append(new_piece(piece_type, (_fill(form, at, i, L, marks, genders), tid, facts)))
         i += L
     return pieces
 
