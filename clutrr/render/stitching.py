@@ -240,9 +240,14 @@ def _counts(valid: list[list[int]]) -> list[int]:
     return count
 
 
-def path_plan(bank: Bank, words: tuple[str, ...], heads: tuple[str, ...], max_piece: int) -> PathPlan:
-    """The bank's :class:`PathPlan` for these words and head genders (pieces of at most ``max_piece`` facts)."""
+def path_plan(bank: Bank, words: tuple[str, ...], heads: tuple[str, ...], max_piece: int,
+              keep: bool = True) -> PathPlan:
+    """The bank's :class:`PathPlan` for these words and head genders (pieces of at most ``max_piece`` facts),
+    kept on the bank unless ``keep`` is false (for a caller that keeps its plans itself, such as the
+    generator's chain shapes: a plan is quick to make, but a kept one costs its memo a key and an entry)."""
     longest = min(max_piece, bank.max_len)
+    if not keep:
+        return PathPlan(bank, words, heads, longest)
     key = (words, heads, longest)
     plan = bank.covers.get(key)
     if plan is None:
