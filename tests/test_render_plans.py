@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 from clutrr.core.kb import GENDERS, load_kb
+from clutrr.render.measures import TextTally
 from clutrr.render.stitching import PathPlan, clause, path_plan
 from clutrr.render.templates import Bank, Template, template_id
 
@@ -86,3 +87,19 @@ def test_path_plans_are_kept_on_the_bank_unless_asked_not_to():
     kept = path_plan(bank, words, heads, 3)
     assert path_plan(bank, words, heads, 3) is kept and len(bank.covers) == 1 and kept is not fresh
     assert (fresh.valid, fresh.count, fresh.multi) == (kept.valid, kept.count, kept.multi)
+
+
+def test_the_tally_counts_long_and_short_chains_alike():
+    rng = random.Random(11)
+    bank = _random_bank(rng)
+    for k in (1, 2, 3, 4, 7):
+        words = tuple(rng.choice(WORDS) for _ in range(k))
+        heads = tuple(rng.choice(GENDERS) for _ in range(k))
+        tally = TextTally({"train": bank})
+        for _ in range(2):  # the second time, a short chain's counts are the ones kept
+            tally.add_story("train", k, [], words, heads, "", [])
+        for n in range(1, 4):
+            spans = [(words[i:i + n], heads[i]) for i in range(k - n + 1)]
+            assert tally.spans[n] == 2 * len(spans)
+            assert tally.covered[n] == 2 * sum(clause(bank, c, h).own for c, h in spans)
+        assert (heads in clause(bank, words, heads[0]).chain_own) == (k <= 3)

@@ -155,7 +155,11 @@ class TextTally:
                 self.chain_facts += chain
                 if len(edges) > 1:
                     self.multi_facts += chain
-        _count_spans(bank, words, heads, self._spans, self._covered)
+        own = own_counts(bank, words, heads)
+        spans, covered = self._spans, self._covered
+        for n in range(1, min(SPAN_LENGTHS, k) + 1):
+            spans[n] = spans[n] + k - n + 1
+            covered[n] = covered[n] + own[n]
 
     def summary(self) -> dict:
         """The measures as plain data (shares rounded to 4 places; None when nothing was counted)."""
@@ -174,22 +178,32 @@ def has_own(bank: Bank, words: tuple[str, ...], head_gender: str) -> bool:
     return clause(bank, words, head_gender).own
 
 
-def _count_spans(bank: Bank, words: tuple[str, ...], heads: tuple[str, ...], spans: list[int],
-                 covered: list[int]) -> None:
-    """Add to ``spans[n]`` the chain's spans of n facts and to ``covered[n]`` how many of them a template of the
-    bank itself covers, for each n below ``len(spans)``; ``heads`` are the facts' first genders."""
-    k = len(words)
+def own_counts(bank: Bank, words: tuple[str, ...], heads: tuple[str, ...]) -> list[int]:
+    """``[n]``: how many of the chain's spans of n facts (1..SPAN_LENGTHS) a template of the bank itself
+    covers (``[0]`` is 0); ``heads`` are the genders of the facts' first people. Short chains repeat:
+    their counts are kept on the clause of the whole chain, by ``heads``."""
+    if not 0 < len(words) <= SPAN_LENGTHS:
+        return _walk_counts(bank, words, heads)
+    whole = clause(bank, words, heads[0])
+    hit = whole.chain_own.get(heads)
+    if hit is None:
+        hit = whole.chain_own[heads] = _walk_counts(bank, words, heads)
+    return hit
+
+
+def _walk_counts(bank: Bank, words: tuple[str, ...], heads: tuple[str, ...]) -> list[int]:
     roots = clause_roots(bank)
-    longest = len(spans) - 1
-    for n in range(1, min(longest, k) + 1):
-        spans[n] = spans[n] + k - n + 1
+    own = [0] * (SPAN_LENGTHS + 1)
+    k = len(words)
     for i in range(k):
         node: Clause = roots[heads[i]]
-        for j in range(i, min(i + longest, k)):
-            node = node.then(bank, words[j])
+        for j in range(i, min(i + SPAN_LENGTHS, k)):
+            w = words[j]
+            longer = node.longer.get(w)
+            node = node.then(bank, w) if longer is None else longer
             if node.own:
-                n = j - i + 1
-                covered[n] = covered[n] + 1
+                own[j - i + 1] = own[j - i + 1] + 1
+    return own
 
 
 def filled_clauses(bank: Bank) -> list[str]:
