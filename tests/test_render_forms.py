@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from clutrr.core.kb import GENDERS
-from clutrr.render.measures import COUNTS, TextTally, has_own, own_spans
+from clutrr.render.measures import COUNTS, TextTally, has_own
 from clutrr.render.stitching import Form, fact_forms, forms, render_fact
 from clutrr.render.templates import Bank, Template, template_id
 
@@ -54,14 +54,17 @@ def test_render_fact_writes_the_template_as_rendered_with_its_draw():
     assert len(seen) == 2  # the any-gender and the female template, never the male one
 
 
-def test_own_spans_count_the_spans_a_template_of_the_bank_itself_covers():
+def test_the_tally_counts_the_spans_a_template_of_the_bank_itself_covers():
     one_son = _bank().choices(("son",), "male")
     bank = _bank(fallback=frozenset(t.id for t in one_son))  # every son template a male head may use
     words, heads = ("son", "son", "brother"), ("male", "female", "male")
     assert not has_own(bank, ("son",), "male") and has_own(bank, ("son",), "female")
     assert has_own(bank, ("son", "brother"), "female") and not has_own(bank, ("brother", "son"), "male")
-    assert own_spans(bank, words, heads, [1, 2, 3]) == ((1, 3, 2), (2, 2, 1), (3, 1, 0))
-    assert own_spans(bank, words[:1], heads[:1], [1, 2, 3]) == ((1, 1, 0),)
+    tally = TextTally({"train": bank})
+    tally.add_story("train", 3, [], words, heads, "", [])
+    assert tally.spans == {1: 3, 2: 2, 3: 1} and tally.covered == {1: 2, 2: 1, 3: 0}
+    tally.add_story("train", 1, [], words[:1], heads[:1], "", [])
+    assert tally.spans == {1: 4, 2: 2, 3: 1} and tally.covered == {1: 2, 2: 1, 3: 0}
 
 
 def test_tally_counts_round_trip_and_ignore_other_keys():

@@ -11,14 +11,20 @@ tokenised whole.
 """
 from __future__ import annotations
 
-from clutrr.render.stitching import Piece, forms
+from clutrr.render.stitching import Clause, Piece, clause, clause_roots
 from clutrr.render.templates import Bank, Template
 
 MULTI_FACT_KS = range(4, 11)
 _MULTI_FIRST, _MULTI_LAST = MULTI_FACT_KS[0], MULTI_FACT_KS[-1]
-# the additive counts of a TextTally (what a worker sends back), in this order
+# the additive counts of a TextTally (what a worker sends back), in this order (the two by span length last)
 COUNTS = ("stories", "self_possessive", "reused", "pieces", "fallback_pieces", "chain_facts", "multi_facts", "spans",
           "covered")
+SPAN_LENGTHS = 3  # the coverage measures count a chain's spans of 1..3 facts
+
+
+def _by_length(counts: dict[int, int]) -> list[int]:
+    """Counts by span length as a list indexed by the length (1..SPAN_LENGTHS)."""
+    return [0] + [counts.get(n, 0) for n in range(1, SPAN_LENGTHS + 1)]
 
 
 def _share(part: int, whole: int) -> float | None:
@@ -67,22 +73,33 @@ class TextTally:
         self.stories = self.self_possessive = self.reused = 0
         self.pieces = self.fallback_pieces = 0
         self.chain_facts = self.multi_facts = 0
-        self.spans: dict[int, int] = {1: 0, 2: 0, 3: 0}
-        self.covered: dict[int, int] = {1: 0, 2: 0, 3: 0}
+        # [n]: the chains' spans of n facts (1..SPAN_LENGTHS), and how many of them the bank itself covers
+        self._spans = [0] * (SPAN_LENGTHS + 1)
+        self._covered = [0] * (SPAN_LENGTHS + 1)
+
+    @property
+    def spans(self) -> dict[int, int]:
+        """Span length n -> the chains' spans of n facts counted."""
+        return {n: self._spans[n] for n in range(1, SPAN_LENGTHS + 1)}
+
+    @property
+    def covered(self) -> dict[int, int]:
+        """Span length n -> how many of :attr:`spans` a template of the bank itself covers."""
+        return {n: self._covered[n] for n in range(1, SPAN_LENGTHS + 1)}
 
     def counts(self) -> dict:
         """The additive counts (:data:`COUNTS`) as plain data: what a worker sends back."""
-        out = {}
-        for name in COUNTS:
-            value = getattr(self, name)
-            out[name] = dict(value) if isinstance(value, dict) else value
-        return out
+        return {name: getattr(self, name) for name in COUNTS}
 
     def take(self, counts: dict) -> None:
         """Set the tally's counts from :meth:`counts` summed (other keys are left alone)."""
-        for name in COUNTS:
+        for name in COUNTS[:-2]:
             if name in counts:
                 setattr(self, name, counts[name])
+        if "spans" in counts:
+            self._spans = _by_length(counts["spans"])
+        if "covered" in counts:
+            self._covered = _by_length(counts["covered"])
 
     def _self_possessive(self, split: str, ids: list[str], story: str, people: list[str]) -> bool:
         flags = _SELF_POSSESSIVE
@@ -130,19 +147,19 @@ class TextTally:
         if fallback:
             self.fallback_pieces += sum(i in fallback for i in ids)
         if _MULTI_FIRST <= k <= _MULTI_LAST:
-            for _, _, edges in pieces:
-                chain = [e for e in edges if e < k]
-                self.chain_facts += len(chain)
+            for piece in pieces:
+                edges: tuple[int, ...] = piece[2]
+                chain = 0
+                for e in edges:
+                    chain += e < k
+                self.chain_facts += chain
                 if len(edges) > 1:
-                    self.multi_facts += len(chain)
-        key = (words, heads)
-        cover = bank.own_spans.get(key)
-        if cover is None:
-            cover = bank.own_spans.keep(key, own_spans(bank, words, heads, list(self.spans)), k)
-        spans, covered = self.spans, self.covered
-        for n, count, own in cover:
-            spans[n] += count
-            covered[n] += own
+                    self.multi_facts += chain
+        own = own_counts(bank, words, heads)
+        spans, covered = self._spans, self._covered
+        for n in range(1, min(SPAN_LENGTHS, k) + 1):
+            spans[n] = spans[n] + k - n + 1
+            covered[n] = covered[n] + own[n]
 
     def summary(self) -> dict:
         """The measures as plain data (shares rounded to 4 places; None when nothing was counted)."""
@@ -156,29 +173,37 @@ class TextTally:
         }
 
 
-def has_own(bank: Bank, clause: tuple[str, ...], head_gender: str) -> bool:
-    """Whether a template of the bank itself (not one filled from a fallback) fits (kept in ``bank.own``)."""
-    key = (clause, head_gender)
-    hit: bool | None = bank.own.get(key)
+def has_own(bank: Bank, words: tuple[str, ...], head_gender: str) -> bool:
+    """Whether a template of the bank itself (not one filled from a fallback) fits."""
+    return clause(bank, words, head_gender).own
+
+
+def own_counts(bank: Bank, words: tuple[str, ...], heads: tuple[str, ...]) -> list[int]:
+    """``[n]``: how many of the chain's spans of n facts (1..SPAN_LENGTHS) a template of the bank itself
+    covers (``[0]`` is 0); ``heads`` are the genders of the facts' first people. Short chains repeat:
+    their counts are kept on the clause of the whole chain, by ``heads``."""
+    if not 0 < len(words) <= SPAN_LENGTHS:
+        return _walk_counts(bank, words, heads)
+    whole = clause(bank, words, heads[0])
+    hit = whole.chain_own.get(heads)
     if hit is None:
-        fallback = bank.fallback_ids
-        hit = bank.own[key] = any(f.id not in fallback for f in forms(bank, clause, head_gender))
+        hit = whole.chain_own[heads] = _walk_counts(bank, words, heads)
     return hit
 
 
-def own_spans(bank: Bank, words: tuple[str, ...], heads: tuple[str, ...],
-              lengths: list[int]) -> tuple[tuple[int, int, int], ...]:
-    """For each span length n of ``lengths`` up to the chain's: (n, the chain's spans of n facts,
-    how many of them a template of the bank itself covers); ``heads`` are the facts' first genders."""
+def _walk_counts(bank: Bank, words: tuple[str, ...], heads: tuple[str, ...]) -> list[int]:
+    roots = clause_roots(bank)
+    own = [0] * (SPAN_LENGTHS + 1)
     k = len(words)
-    out = []
-    for n in lengths:
-        if n <= k:
-            own = 0
-            for i in range(k - n + 1):
-                own += has_own(bank, words[i:i + n], heads[i])
-            out.append((n, k - n + 1, own))
-    return tuple(out)
+    for i in range(k):
+        node: Clause = roots[heads[i]]
+        for j in range(i, min(i + SPAN_LENGTHS, k)):
+            w = words[j]
+            longer = node.longer.get(w)
+            node = node.then(bank, w) if longer is None else longer
+            if node.own:
+                own[j - i + 1] = own[j - i + 1] + 1
+    return own
 
 
 def filled_clauses(bank: Bank) -> list[str]:

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import random
-from typing import NamedTuple, Sequence, cast
+from typing import Callable, NamedTuple, Sequence, cast
 
 from clutrr.core.draws import below
 from clutrr.core.kb import GENDERS
@@ -66,7 +66,7 @@ class Form:
             hit = self.fills[genders] = Fill(texts, names)
         return hit
 
-    def render(self, genders: int, marks: list[str], people: Sequence[int], i: int) -> str:
+    def render(self, genders: int, marks: list[str], people: list[int], i: int) -> str:
         """The text for entities gendered by ``genders`` whose entity j is person ``people[i + j]``,
         named ``marks[person]`` (as :meth:`Template.render` writes it)."""
         fill = self.fill(genders)
@@ -108,65 +108,107 @@ def _open(templates: list[Form], used: set[str] | frozenset[str]) -> bool:
     return any(t.id not in used for t in templates)
 
 
+class Clause:
+    """What a bank holds for one clause (its relation words) and the gender of its first person,
+    reached word by word from the empty clause of that gender: the Forms of each of its prefixes
+    (``options[L - 1]`` for the first L words, the clause itself last), the lengths L among them
+    that have a template (``valid``), whether the bank's own templates (not ones filled from a
+    fallback) render the clause (``own``), the ids of its templates when it has several facts and
+    a template (``multi_ids``, else None), the clauses one word longer (made on first use) and, for the
+    text measures, the counts of a chain of these words by the genders of its facts' first people
+    (``chain_own``, see :func:`clutrr.render.measures.own_counts`)."""
+
+    __slots__ = ("words", "head", "options", "valid", "own", "multi_ids", "longer", "chain_own")
+
+    def __init__(self, words: tuple[str, ...], head: str, options: list[list[Form]], valid: list[int],
+                 own: bool, multi_ids: frozenset[str] | None) -> None:
+        self.words = words
+        self.head = head
+        self.options = options
+        self.valid = valid
+        self.own = own
+        self.multi_ids = multi_ids
+        self.longer: dict[str, Clause] = {}
+        self.chain_own: dict[tuple[str, ...], list[int]] = {}
+
+    def then(self, bank: Bank, word: str) -> Clause:
+        """The clause with ``word`` added at its end."""
+        hit = self.longer.get(word)
+        if hit is None:
+            hit = self.longer[word] = _longer(bank, self, word)
+        return hit
+
+
+def _longer(bank: Bank, shorter: Clause, word: str) -> Clause:
+    words = shorter.words + (word,)
+    ts = forms(bank, words, shorter.head)
+    fallback: frozenset[str] = bank.fallback_ids
+    own = any(f.id not in fallback for f in ts)
+    valid = shorter.valid + [len(words)] if ts else shorter.valid
+    multi_ids = bank.choice_ids(words, shorter.head) if ts and len(words) > 1 else None
+    return Clause(words, shorter.head, shorter.options + [ts], valid, own, multi_ids)
+
+
+def clause_roots(bank: Bank) -> dict[str, Clause]:
+    """The bank's empty clause for each gender of a first person (kept on the bank)."""
+    roots: dict[str, Clause] = bank.clause_roots
+    if not roots:
+        for g in GENDERS:
+            roots[g] = Clause((), g, [], [], False, None)
+    return roots
+
+
+def clause(bank: Bank, words: tuple[str, ...], head_gender: str) -> Clause:
+    """The bank's :class:`Clause` of ``words`` whose first entity has ``head_gender``."""
+    node = clause_roots(bank)[head_gender]
+    for w in words:
+        node = node.then(bank, w)
+    return node
+
+
 class PathPlan:
     """What rendering one sequence of relation words (with the genders of each fact's first
     person) needs from a bank, worked out once and kept on the bank: the valid piece lengths
-    at each position, the weighted count of covers from each position and the templates of
-    every valid piece; the index of which multi-fact pieces each template may render is made
-    the first time a story's used templates are checked against it."""
+    at each position, the weighted count of covers from each position, the templates of
+    every piece and the template ids of each valid multi-fact piece."""
 
-    __slots__ = ("words", "heads", "longest", "valid", "count", "multi", "_multi_of", "options", "ones")
+    __slots__ = ("words", "heads", "longest", "valid", "count", "multi", "options", "ones")
 
     def __init__(self, bank: Bank, words: tuple[str, ...], heads: tuple[str, ...], longest: int) -> None:
         self.words, self.heads, self.longest = words, heads, longest
         n = len(words)
+        roots = clause_roots(bank)
         self.valid: list[list[int]] = []
-        self.multi: list[tuple[int, int]] = []  # (position, length) of each valid multi-fact piece
+        self.multi: list[frozenset[str]] = []  # the template ids of each valid multi-fact piece
         self.options: list[list[list[Form]]] = []  # [i][L - 1]: templates of words[i:i+L]
         for i in range(n):
-            ls = []
-            options = []
-            for L in range(1, min(longest, n - i) + 1):
-                ts = forms(bank, words[i:i + L], heads[i])
-                options.append(ts)
-                if ts:
-                    ls.append(L)
-                    if L > 1:
-                        self.multi.append((i, L))
-            self.valid.append(ls)
-            self.options.append(options)
+            node = roots[heads[i]]
+            for j in range(i, min(i + longest, n)):
+                node = node.then(bank, words[j])
+                ids = node.multi_ids
+                if ids is not None:
+                    self.multi.append(ids)
+            self.valid.append(node.valid)
+            self.options.append(node.options)
         self.count = _counts(self.valid)
         # the one cover when every piece must be one fact, drawn without the random source
         self.ones = [1] * n if self.count[0] == 1 and not self.multi else None
-        self._multi_of: dict[str, list[frozenset[str]]] | None = None
 
-    def _index(self, bank: Bank) -> dict[str, list[frozenset[str]]]:
-        """Template id -> the template ids of each multi-fact piece it may render."""
-        multi_of: dict[str, list[frozenset[str]]] = {}
-        for i, L in self.multi:
-            ids = bank.choice_ids(self.words[i:i + L], self.heads[i])
-            for tid in ids:
-                multi_of.setdefault(tid, []).append(ids)
-        self._multi_of = multi_of
-        return multi_of
-
-    def exhausted(self, bank: Bank, used: set[str] | frozenset[str]) -> bool:
+    def exhausted(self, used: set[str] | frozenset[str]) -> bool:
         """Whether ``used`` holds every template of one of the plan's multi-fact pieces."""
-        if not self.multi:
-            return False
-        multi_of = self._multi_of
-        if multi_of is None:
-            multi_of = self._index(bank)
-        for tid in used:
-            for ids in multi_of.get(tid, ()):
-                if ids <= used:
-                    return True
+        for ids in self.multi:
+            if ids <= used:
+                return True
         return False
 
     def cover(self, bank: Bank, rng: random.Random, used: set[str] | frozenset[str] = frozenset()) -> list[int]:
         """Piece lengths drawn as :func:`sample_cover` describes."""
+        return self.draw(rng.getrandbits, used)
+
+    def draw(self, getrandbits: Callable[[int], int], used: set[str] | frozenset[str]) -> list[int]:
+        """:meth:`cover`, given ``rng.getrandbits``."""
         valid, count = self.valid, self.count
-        if used and self.exhausted(bank, used):
+        if used and self.exhausted(used):
             valid = [[L for L in ls if L == 1 or _open(self.options[i][L - 1], used)] for i, ls in enumerate(valid)]
             count = _counts(valid)
         n = len(valid)
@@ -177,7 +219,6 @@ class PathPlan:
             return [1] * n
         lengths = []
         i = 0
-        getrandbits = rng.getrandbits
         while i < n:
             pick = below(getrandbits, count[i])
             for L in valid[i]:
@@ -195,13 +236,21 @@ def _counts(valid: list[list[int]]) -> list[int]:
     count = [0] * (n + 1)
     count[n] = 1
     for i in range(n - 1, -1, -1):
-        count[i] = sum(L * count[i + L] for L in valid[i])
+        total = 0
+        for L in valid[i]:
+            total += L * count[i + L]
+        count[i] = total
     return count
 
 
-def path_plan(bank: Bank, words: tuple[str, ...], heads: tuple[str, ...], max_piece: int) -> PathPlan:
-    """The bank's :class:`PathPlan` for these words and head genders (pieces of at most ``max_piece`` facts)."""
+def path_plan(bank: Bank, words: tuple[str, ...], heads: tuple[str, ...], max_piece: int,
+              keep: bool = True) -> PathPlan:
+    """The bank's :class:`PathPlan` for these words and head genders (pieces of at most ``max_piece`` facts),
+    kept on the bank unless ``keep`` is false (for a caller that keeps its plans itself, such as the
+    generator's chain shapes: a plan is quick to make, but a kept one costs its memo a key and an entry)."""
     longest = min(max_piece, bank.max_len)
+    if not keep:
+        return PathPlan(bank, words, heads, longest)
     key = (words, heads, longest)
     plan = bank.covers.get(key)
     if plan is None:
@@ -258,9 +307,12 @@ def render_plan(bank: Bank, plan: PathPlan, edges: Sequence[int], people: Sequen
                 genders: list[int], rng: random.Random, used: set[str]) -> list[Piece]:
     """:func:`render_path` for a path whose plan is known, with each person's ``marks`` (their
     name as it appears in the story) made beforehand."""
-    lengths = plan.ones or plan.cover(bank, rng, used)
     getrandbits = rng.getrandbits
+    lengths = plan.ones or plan.draw(getrandbits, used)
     options = plan.options
+    at = people if isinstance(people, list) else list(people)  # indexed below as lists
+    edge = edges if isinstance(edges, list) else list(edges)
+    new_piece, piece_type = _piece, Piece
     pieces = []
     i = 0
     for L in lengths:
@@ -273,13 +325,13 @@ def render_plan(bank: Bank, plan: PathPlan, edges: Sequence[int], people: Sequen
                 form = rng.choice(fresh)
                 tid = form.id
         used.add(tid)
-        facts: tuple[int, ...] = (edges[i],) if L == 1 else (edges[i], edges[i + 1]) if L == 2 else tuple(edges[i:i + L])
-        pieces.append(_piece(Piece, (_fill(form, people, i, L, marks, genders), tid, facts)))
+        facts: tuple[int, ...] = (edge[i],) if L == 1 else (edge[i], edge[i + 1]) if L == 2 else tuple(edge[i:i + L])
+        pieces.append(new_piece(piece_type, (_fill(form, at, i, L, marks, genders), tid, facts)))
         i += L
     return pieces
 
 
-def _fill(form: Form, people: Sequence[int], i: int, L: int, marks: list[str], genders: list[int]) -> str:
+def _fill(form: Form, people: list[int], i: int, L: int, marks: list[str], genders: list[int]) -> str:
     """The text of ``form`` whose entities A, B, ... are ``people[i:i + L + 1]``."""
     mask = genders[people[i]] | genders[people[i + 1]] << 1
     for j in range(2, L + 1):
@@ -295,5 +347,5 @@ def render_fact(bank: Bank, word: str, head: int, tail: int, marks: list[str], g
     if not ts:
         raise NoCoverError(f"no template covers the relation word(s) {[word]}")
     form = ts[below(rng.getrandbits, len(ts))]  # rng.choice(ts), with its draws
-    text = form.render(genders[head] | genders[tail] << 1, marks, (head, tail), 0)
+    text = form.render(genders[head] | genders[tail] << 1, marks, [head, tail], 0)
     return _piece(Piece, (text, form.id, (edge,)))

@@ -28,9 +28,8 @@ GENDER_KEYS = ("any", "male", "female")
 # that test stories (k=2..10) and training stories (k=2,3) have about the same share of distinct
 # sentence frames (`clutrr paraphrases check` prints it; docs/text.md).
 TEST_SHARE = {1: 0.6, 2: 0.35, 3: 0.25}
-# work kept per bank and chain shape, counted in chain facts (about 4,000 and 50,000 shapes at k=2,3)
-COVER_FACTS = 16_384  # render plans (clutrr.render.stitching.path_plan)
-OWN_SPAN_FACTS = 1 << 17  # text measures (clutrr.render.measures.TextTally)
+# render plans kept per bank and chain shape (clutrr.render.stitching.path_plan), counted in chain facts
+COVER_FACTS = 16_384
 SLOT = re.compile(r"\{([A-D])(?:\.([^{}]*))?\}")
 
 
@@ -123,15 +122,15 @@ class Bank:
         self.max_len = max((len(c) for c in self.by_clause), default=0)
         self._choices: dict[tuple[tuple[str, ...], str], list[Template]] = {}
         self.covers = FactMemo(COVER_FACTS)  # cover tables of clutrr.render.stitching.sample_cover
-        self.own: dict[tuple[tuple[str, ...], str], bool] = {}  # clutrr.render.measures.has_own, kept
-        self.own_spans = FactMemo(OWN_SPAN_FACTS)  # text measures of clutrr.render.measures.TextTally, per chain
         self._ids: dict[tuple[tuple[str, ...], str], frozenset[str]] = {}
         self._by_id: dict[str, Template] | None = None
         # rendering's view of the templates (clutrr.render.stitching.forms): template id -> Form,
-        # (clause, head gender) -> the Forms of its choices, relation word -> its one-fact Forms by head gender
+        # (clause, head gender) -> the Forms of its choices, relation word -> its one-fact Forms by head gender,
+        # head gender -> the empty clause, from which rendering and the text measures reach clauses word by word
         self.forms: dict = {}
         self.choice_forms: dict = {}
         self.fact_forms: dict = {}
+        self.clause_roots: dict = {}
 
     def __len__(self) -> int:
         return sum(len(v) for v in self.by_clause.values())
