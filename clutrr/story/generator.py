@@ -426,7 +426,7 @@ def _shape(ctx: _Context, config: GeneratorConfig, seed: int, chain: Chain, gend
         pattern = "-".join(words)
         heads = tuple([GENDERS[g] for g in people[:-1]])
         hit = ctx.shapes.keep(key, _Shape(words, pattern, pattern_heldout(pattern, k, seed, config.holdout), heads,
-                                          path_plan(ctx.bank, words, heads, config.max_piece)), k)
+                                          path_plan(ctx.bank, words, heads, config.max_piece, keep=False)), k)
     return hit
 
 
