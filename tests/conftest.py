@@ -37,7 +37,8 @@ SLOW_MODULES = {
     "test_audit", "test_baselines_extra", "test_baselines_probe", "test_baselines_training", "test_docs_console",
     "test_docs_eval", "test_docs_samples", "test_docs_site", "test_eval_endpoint", "test_faults", "test_faults_llm",
     "test_generate_cli", "test_hypothesis_only", "test_integrations", "test_long_context", "test_packaging",
-    "test_probes", "test_pyg_dataset", "test_ray_quiet", "test_readme", "test_release", "test_release_reference",
+    "test_probes", "test_pyg_dataset", "test_ray_head_check", "test_ray_quiet", "test_readme", "test_release",
+    "test_release_reference",
     "test_robustness", "test_rl", "test_scale", "test_scale_ray_nodes", "test_scale_stores", "test_determinism",
     "test_graph", "test_pipeline", "test_recast", "test_kb_soundness", "test_checker_defects", "test_bank_check",
     "test_cli_errors", "test_generator_properties", "test_eval", "test_composer", "test_questions",
@@ -52,7 +53,7 @@ SLOW_MODULES = {
 
 # Modules that start a local Ray instance or cluster: under xdist they are one unit of work (below), so
 # one worker runs them one after another and no two Ray instances of this suite start at once.
-RAY_MODULES = {"test_faults", "test_faults_races", "test_ray_quiet", "test_scale", "test_scale_ray_nodes"}
+RAY_MODULES = {"test_faults_races", "test_ray_head_check", "test_ray_quiet", "test_scale", "test_scale_ray_nodes"}
 
 
 def pytest_addoption(parser):
