@@ -39,7 +39,7 @@ from clutrr.render.stitching import PathPlan, path_plan, render_fact, render_pla
 from clutrr.render.bank_files import load_bank
 from clutrr.render.templates import Bank
 from clutrr.render.usable import split_banks
-from clutrr.story.example import Example
+from clutrr.story.example import Example, predicate_words
 from clutrr.story.long_context import MAX_CONTEXT_WORDS, Padding, pad_story
 
 MAX_K = 100
@@ -413,7 +413,7 @@ def _context(config: GeneratorConfig, seed: int, split: str, k: int, noise: str)
                     offered_targets(config, k), offered_targets(config, 1) if config.query != "reasoning" else (),
                     _family_config(config, k, noise), _HashPrefix("example", seed, split, k, noise),
                     _HashPrefix("id", seed, split, k, noise, size=16),
-                    [p.words for p in kb.predicates], *_name_pools())
+                    predicate_words(kb), *_name_pools())
 
 
 def _shape(ctx: _Context, config: GeneratorConfig, seed: int, chain: Chain, genders: list[int]) -> _Shape:
