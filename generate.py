@@ -1,7 +1,7 @@
 """Generate a CLUTRR-style dataset: ``python generate.py --k 2,3 --noise supporting``."""
 import sys
 
-from clutrr.commands.generate import main
+from clutrr.cli import generate_main
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(generate_main())

@@ -92,5 +92,13 @@ def main(argv: list[str] | None = None) -> int:
     return run_command(args._run, args, f"clutrr {args.command}")
 
 
+def generate_main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``clutrr-generate`` script and ``python generate.py``: the ``generate``
+    command alone; without ``argv`` it is this process's command, and starts as ``clutrr generate``."""
+    with start_up("generate") if argv is None else contextlib.nullcontext():
+        from clutrr.commands import generate
+    return generate.main(argv)
+
+
 if __name__ == "__main__":
     raise SystemExit(main())

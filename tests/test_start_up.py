@@ -17,10 +17,14 @@ NOT_NEEDED = ("numpy.ma", "concurrent.futures", "multiprocessing", "clutrr.rende
 
 RUN_GENERATE = """
 import gc, os, runpy, sys
-sys.argv = ["clutrr", "generate", "--quiet", "--k", "2", "--train-rows", "4", "--test-k", "none",
-            "--format", "jsonl", "--out", sys.argv[1]]
+entry, out = sys.argv[1:]
+args = ["--quiet", "--k", "2", "--train-rows", "4", "--test-k", "none", "--format", "jsonl", "--out", out]
+sys.argv = ["clutrr", "generate", *args] if entry == "clutrr" else [entry, *args]
 try:
-    runpy.run_module("clutrr.cli", run_name="__main__")
+    if entry == "clutrr":
+        runpy.run_module("clutrr.cli", run_name="__main__")
+    else:
+        runpy.run_path(entry, run_name="__main__")
 except SystemExit as exc:
     assert exc.code == 0, exc.code
 print(sorted(m for m in {not_needed!r} if m in sys.modules))
@@ -40,8 +44,10 @@ def _python(code: str, *args: str, **env: str) -> list[str]:
 
 
 @pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="counts threads in /proc")
-def test_a_generate_run_loads_only_what_it_needs_and_freezes_it(tmp_path):
-    modules, state = _python(RUN_GENERATE.format(not_needed=NOT_NEEDED), str(tmp_path / "d"))
+@pytest.mark.parametrize("entry", ["clutrr", str(REPO / "generate.py")], ids=["clutrr generate", "generate.py"])
+def test_a_generate_run_loads_only_what_it_needs_and_freezes_it(tmp_path, entry):
+    """``clutrr generate`` and ``python generate.py`` (what ``clutrr-generate`` runs) start alike."""
+    modules, state = _python(RUN_GENERATE.format(not_needed=NOT_NEEDED), entry, str(tmp_path / "d"))
     assert modules == "[]"
     # the collector is back on, start-up's objects are frozen, numpy ran on this one thread, and
     # the environment is as it was (processes started later choose their own thread count)

@@ -241,7 +241,9 @@ def _workers(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of ``python generate.py`` and the ``clutrr-generate`` script."""
+    """The ``generate`` command alone, parsed from ``argv`` (``sys.argv`` then) and run; the
+    ``clutrr-generate`` script and ``python generate.py`` start their process with
+    :func:`clutrr.cli.generate_main`, which calls this."""
     parser = Parser(prog=os.path.basename(sys.argv[0]) or "generate.py", description=HELP)
     add_arguments(parser)
     args = parser.parse_args(argv)
