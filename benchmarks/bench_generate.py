@@ -179,6 +179,7 @@ def big(rows: int, ks: str, workers: int, formats: str) -> None:
 RG_PIN = "reasoning-gym==0.1.25"
 VERSUS_ROWS = 50_000
 VERSUS_REPEATS = 3
+PARALLEL_ROUNDS = 5  # alternating rounds of --parallel: the machine's wall times swing by about 15% between runs
 _RG_JOB = """
 import sys, reasoning_gym
 data = reasoning_gym.create_dataset("family_relationships", size=int(sys.argv[1]), seed=1)
@@ -352,7 +353,7 @@ def builds(rows: int = VERSUS_ROWS, repeats: int = VERSUS_REPEATS) -> None:
         print(f"{name:40s} {cpu_s:7.2f} {rows / cpu_s:11.0f} {rows / cpu_s / rg:15.2f}x {versus_pure}", flush=True)
 
 
-def parallel(rows: int, rounds: int = 3) -> None:
+def parallel(rows: int, rounds: int = PARALLEL_ROUNDS) -> None:
     """``--workers 2`` against the machine's own limit: two independent one-worker runs of ``rows``
     stories at the same time (their combined rate is what two cores do here), and one run of
     ``2 * rows`` with two workers; k=2,3 clean, CSV and JSONL, wall time, start-up included.
@@ -405,6 +406,8 @@ def parallel(rows: int, rounds: int = 3) -> None:
           f"{pair_cpu:.1f} CPU-s)")
     print(f"one --workers 2 run of {2 * rows:,} stories: {workers2:8.0f} stories/wall-s ({together:.1f} s, "
           f"{two_cpu:.1f} CPU-s, {100 * (two_cpu / pair_cpu - 1):+.1f}% CPU)")
+    print("per round (two independent runs' wall / --workers 2 run's wall, in the order run): "
+          + ", ".join(f"{p[0] / t[0]:.2f}" for p, t in zip(pair, two)))
     print(f"efficiency (--workers 2 / two independent runs): {workers2 / independent:.2f} (goal 0.95)", flush=True)
 
 
@@ -479,6 +482,8 @@ def main() -> None:
     parser.add_argument("--parallel", action="store_true", help="only the --workers 2 efficiency against two runs")
     parser.add_argument("--parallel-rows", type=int, default=100_000,
                         help="stories per single-worker run of the parallel section (default 100,000)")
+    parser.add_argument("--parallel-rounds", type=int, default=PARALLEL_ROUNDS,
+                        help=f"alternating rounds of the parallel section (default {PARALLEL_ROUNDS})")
     parser.add_argument("--kinship", action="store_true", help="only the kinship systems against the default")
     parser.add_argument("--kinship-rows", type=int, default=ROWS, help=f"rows per kinship job (default {ROWS:,})")
     parser.add_argument("--kinship-test-k", default="none",
@@ -507,7 +512,7 @@ def main() -> None:
         if args.builds:
             builds(args.builds_rows, args.builds_repeats)
         if args.parallel:
-            parallel(args.parallel_rows)
+            parallel(args.parallel_rows, args.parallel_rounds)
         return
     has_ray = importlib.util.find_spec("ray") is not None
     if not (args.versus or args.cluster):
@@ -522,7 +527,7 @@ def main() -> None:
         versus(args.versus_rows)
     if not (args.versus or args.cluster):
         builds(args.builds_rows, args.builds_repeats)
-        parallel(args.parallel_rows)
+        parallel(args.parallel_rows, args.parallel_rounds)
     if not args.versus:
         if has_ray and psutil is not None:
             cluster(args.cluster_rows)
