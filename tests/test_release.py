@@ -19,7 +19,8 @@ from helpers import REPO
 from clutrr import __version__ as clutrr_version
 from clutrr.cli import main as clutrr
 from clutrr.commands.generate import main as generate
-from clutrr.release.build import BuildOptions, generate_command, part_spec
+from clutrr.release.build import BuildOptions, generate_command, part_spec, planned_files
+from clutrr.release.card import configs_table
 from clutrr.release.configs import BY_NAME, CONFIGS, FORM_CONFIGS, ORIGINAL_NAMES, select
 from clutrr.release.manifest import fingerprint, read_manifest
 from clutrr.io.v1_view import RENAMED, V1_LABELS
@@ -349,6 +350,25 @@ def test_the_card_describes_every_column_holdout_and_citation(small):
         assert doc["commit"] == head.stdout.strip() and isinstance(doc["tree_clean"], bool)
         assert f"commit {doc['commit']}; data fingerprint {doc['data_fingerprint']}" in card
     assert doc["version"] == clutrr_version and f"version      = {{{clutrr_version}}}" in card
+
+
+def _configs_table(scale: float) -> str:
+    """The card's table of configurations at ``scale``, from the planned files."""
+    built = [(c, planned_files(c, scale)) for c in CONFIGS]
+    figures = {c.name: {"rows": {s: sum(f.rows for f in files if f.split == s) for s in ("train", "validation", "test")}}
+               for c, files in built}
+    return "\n".join(configs_table(built, figures))
+
+
+def test_the_docs_show_the_configurations_table_the_full_release_card_prints(small):
+    """Every file a build writes is planned, with its rows; so the card's table at scale 1 is known
+    without building the full release, and docs/release.md shows it."""
+    for config in CONFIGS:
+        built = {f.stem: pq.read_metadata(f).num_rows for f in (small / config.name).glob("*.parquet")}
+        assert {f.stem: f.rows for f in planned_files(config, SCALE)} == built, config.name
+    assert _configs_table(SCALE) in (small / "README.md").read_text(encoding="utf-8")
+    docs = (REPO / "docs" / "release.md").read_text(encoding="utf-8")
+    assert _configs_table(1) in docs
 
 
 def test_the_docs_show_the_v1_table_the_card_prints():

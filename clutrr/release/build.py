@@ -162,6 +162,25 @@ def build_config(config: ReleaseConfig, folder: Path, options: BuildOptions, scr
     return sorted(files, key=lambda f: order[f.split])
 
 
+def planned_files(config: ReleaseConfig, scale: float) -> list[SplitFile]:
+    """The files :func:`build_config` writes for ``config`` at ``scale``, with their rows, in split
+    order, known without generating anything (each generated file has exactly its planned rows)."""
+    files: list[SplitFile] = []
+    for part in config.parts:
+        spec = part_spec(config, part, 0, scale)
+        _, valid, _ = part_rows(config, part, scale)
+        for stem, split, _, ks in spec.files():
+            name = tagged(stem, part.tag)
+            if split == "train":
+                rows = spec.train_rows * len(ks)
+                files += [SplitFile(name, "train", rows - min(valid, rows)),
+                          SplitFile(name.rpartition("_")[0] + "_validation", "validation", min(valid, rows))]
+            else:
+                files.append(SplitFile(name, "test", spec.test_rows))
+    order = {"train": 0, "validation": 1, "test": 2}
+    return sorted((f for f in files if f.rows), key=lambda f: order[f.split])
+
+
 def read_generated(source: Path, stem: str) -> tuple[list[str], list[tuple[list[str], dict]]]:
     """The CSV header and each row of the generated file ``source/stem`` as (CSV cells, Parquet record)."""
     import pyarrow.parquet as pq
