@@ -67,3 +67,13 @@ def test_repeated_ids_are_found_as_a_set_finds_them():
         for _ in range(50):
             ids = [f"t{rng.randrange(3 * n + 1)}" for _ in range(n)]
             assert _repeats(ids) == (len(set(ids)) < len(ids))
+
+
+def test_rendering_draws_as_randrange_draws():
+    from clutrr.render.stitching import _below
+
+    for seed in range(20):
+        ours, theirs = random.Random(seed), random.Random(seed)
+        for n in (1, 2, 3, 7, 64, 1000, 2**70 + 5):
+            assert _below(ours, n) == theirs.randrange(n)
+        assert ours.getstate() == theirs.getstate()

@@ -177,9 +177,9 @@ class TextTally:
 
 
 def _repeats(ids: list[str]) -> bool:
-    """Whether an id occurs twice (a story's few ids compared pairwise: no set built)."""
+    """Whether an id occurs twice (a short story's few ids compared pairwise: no set built)."""
     n = len(ids)
-    if n > 16:
+    if n > 8:
         return len(set(ids)) < n
     for j in range(1, n):
         later = ids[j]
@@ -214,11 +214,9 @@ def _walk_counts(bank: Bank, words: tuple[str, ...], heads: tuple[str, ...]) -> 
     for i in range(k):
         node: Clause = roots[heads[i]]
         for j in range(i, min(i + SPAN_LENGTHS, k)):
-            w = words[j]
-            longer = node.longer.get(w)
-            node = node.then(bank, w) if longer is None else longer
+            node = node.then(bank, words[j])
             if node.own:
-                own[j - i + 1] = own[j - i + 1] + 1
+                own[j - i + 1] += 1
     return own
 
 

@@ -2,9 +2,10 @@
 from __future__ import annotations
 
 import random
-from typing import Callable, Final, NamedTuple, Sequence, cast
+from typing import Final, NamedTuple, Sequence, cast
 
-from clutrr.core.draws import below
+import _random
+
 from clutrr.core.kb import GENDERS
 from clutrr.core.native import mypyc_attr
 from clutrr.render.templates import Bank, Template
@@ -92,14 +93,18 @@ class Form:
 
 def forms(bank: Bank, clause: tuple[str, ...], head_gender: str) -> list[Form]:
     """The :class:`Form` of each of ``bank.choices(clause, head_gender)`` (kept on the bank, one per template)."""
-    if clause not in bank.by_clause:  # most longer clauses a path meets: no templates to look through
+    templates: list[Template] | None = bank.by_clause.get(clause)
+    if templates is None:  # most longer clauses a path meets: no templates to look through
         return []
     key = (clause, head_gender)
     hit: list[Form] | None = bank.choice_forms.get(key)
     if hit is None:
         hit = []
         by_id: dict[str, Form] = bank.forms
-        for t in bank.choices(clause, head_gender):
+        for t in templates:
+            gender: str = t.gender
+            if gender != "any" and gender != head_gender:  # bank.choices, as Template.fits picks them
+                continue
             form = by_id.get(t.id)
             if form is None:
                 form = by_id[t.id] = Form(t)
@@ -215,10 +220,10 @@ class PathPlan:
 
     def cover(self, bank: Bank, rng: random.Random, used: set[str] | frozenset[str] = frozenset()) -> list[int]:
         """Piece lengths drawn as :func:`sample_cover` describes."""
-        return self.draw(rng.getrandbits, used)
+        return self.draw(rng, used)
 
-    def draw(self, getrandbits: Callable[[int], int], used: set[str] | frozenset[str]) -> list[int]:
-        """:meth:`cover`, given ``rng.getrandbits``."""
+    def draw(self, rng: random.Random, used: set[str] | frozenset[str]) -> list[int]:
+        """:meth:`cover` (``bank`` is not read)."""
         valid, count = self.valid, self.count
         if used and self.exhausted(used):
             valid = [[L for L in ls if L == 1 or _open(self.options[i][L - 1], used)] for i, ls in enumerate(valid)]
@@ -232,7 +237,7 @@ class PathPlan:
         lengths = []
         i = 0
         while i < n:
-            pick = below(getrandbits, count[i])
+            pick = _below(rng, count[i])
             for L in valid[i]:
                 if pick < L * count[i + L]:
                     lengths.append(L)
@@ -253,6 +258,18 @@ def _counts(valid: list[list[int]]) -> list[int]:
             total += L * count[i + L]
         count[i] = total
     return count
+
+
+_GETRANDBITS: Final = _random.Random.getrandbits  # called with the rng: no bound method made per draw
+
+
+def _below(rng: random.Random, n: int) -> int:
+    """``rng.randrange(n)`` for ``n`` >= 1 (:func:`clutrr.core.draws.below`): the same draws and result."""
+    bits = n.bit_length()
+    j: int = _GETRANDBITS(rng, bits)
+    while j >= n:
+        j = _GETRANDBITS(rng, bits)
+    return j
 
 
 def path_plan(bank: Bank, words: tuple[str, ...], heads: tuple[str, ...], max_piece: int,
@@ -320,8 +337,7 @@ def render_plan(bank: Bank, plan: PathPlan, edges: Sequence[int], people: Sequen
     """:func:`render_path` for a path whose plan is known, with each person's ``marks`` (their
     name as it appears in the story) made beforehand. A range of ``edges`` or ``people`` (the
     chain's, a noise path's edges) is read without a list made of it."""
-    getrandbits = rng.getrandbits
-    lengths = plan.ones or plan.draw(getrandbits, used)
+    lengths = plan.ones or plan.draw(rng, used)
     options = plan.options
     at = _as_list(people)
     first = _range_start(edges)  # consecutive edges from here, or -1: then read them from a list
@@ -331,7 +347,7 @@ def render_plan(bank: Bank, plan: PathPlan, edges: Sequence[int], people: Sequen
     i = 0
     for L in lengths:
         ts = options[i][L - 1]
-        form = ts[below(getrandbits, len(ts))]  # rng.choice(ts), with its draws
+        form = ts[_below(rng, len(ts))]  # rng.choice(ts), with its draws
         tid = form.id
         if tid in used:
             fresh = [t for t in ts if t.id not in used]
@@ -396,6 +412,6 @@ def render_fact(bank: Bank, word: str, head: int, tail: int, marks: list[str], g
     ts = fact_forms(bank, word, genders[head])
     if not ts:
         raise NoCoverError(f"no template covers the relation word(s) {[word]}")
-    form = ts[below(rng.getrandbits, len(ts))]  # rng.choice(ts), with its draws
+    form = ts[_below(rng, len(ts))]  # rng.choice(ts), with its draws
     text = form.render(genders[head] | genders[tail] << 1, marks, [head, tail], 0)
     return _piece(Piece, (text, form.id, _span(edge, 1) if edge >= 0 else (edge,)))
