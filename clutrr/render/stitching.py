@@ -20,6 +20,7 @@ class Piece(NamedTuple):
 
 
 _piece: Final = tuple.__new__  # Piece(text, id, facts) without the Python-level constructor
+_PIECE: Final = Piece  # compiled: the class read from a static, not looked up in the module's dict per call
 
 
 @mypyc_attr(native_class=False)
@@ -342,7 +343,7 @@ def render_plan(bank: Bank, plan: PathPlan, edges: Sequence[int], people: Sequen
     at = _as_list(people)
     first = _range_start(edges)  # consecutive edges from here, or -1: then read them from a list
     edge = _NONE if first >= 0 else list(edges)
-    new_piece, piece_type = _piece, Piece
+    new_piece, piece_type = _piece, _PIECE
     pieces = []
     i = 0
     for L in lengths:
@@ -414,4 +415,4 @@ def render_fact(bank: Bank, word: str, head: int, tail: int, marks: list[str], g
         raise NoCoverError(f"no template covers the relation word(s) {[word]}")
     form = ts[_below(rng, len(ts))]  # rng.choice(ts), with its draws
     text = form.render(genders[head] | genders[tail] << 1, marks, [head, tail], 0)
-    return _piece(Piece, (text, form.id, _span(edge, 1) if edge >= 0 else (edge,)))
+    return _piece(_PIECE, (text, form.id, _span(edge, 1) if edge >= 0 else (edge,)))
