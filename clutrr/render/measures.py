@@ -11,15 +11,18 @@ tokenised whole.
 """
 from __future__ import annotations
 
+from typing import Final
+
 from clutrr.render.stitching import Clause, Piece, clause, clause_roots
 from clutrr.render.templates import Bank, Template
 
 MULTI_FACT_KS = range(4, 11)
-_MULTI_FIRST, _MULTI_LAST = MULTI_FACT_KS[0], MULTI_FACT_KS[-1]
+_MULTI_FIRST: Final = MULTI_FACT_KS[0]  # Final: compiled, a constant read, not a module dict lookup
+_MULTI_LAST: Final = MULTI_FACT_KS[-1]
 # the additive counts of a TextTally (what a worker sends back), in this order (the two by span length last)
 COUNTS = ("stories", "self_possessive", "reused", "pieces", "fallback_pieces", "chain_facts", "multi_facts", "spans",
           "covered")
-SPAN_LENGTHS = 3  # the coverage measures count a chain's spans of 1..3 facts
+SPAN_LENGTHS: Final = 3  # the coverage measures count a chain's spans of 1..3 facts
 
 
 def _by_length(counts: dict[int, int]) -> list[int]:
@@ -31,7 +34,7 @@ def _share(part: int, whole: int) -> float | None:
     return round(part / whole, 4) if whole else None
 
 
-_SELF_POSSESSIVE: dict[str, bool] = {}  # template id (a hash of its text) -> its flag
+_SELF_POSSESSIVE: Final[dict[str, bool]] = {}  # template id (a hash of its text) -> its flag
 
 
 def template_self_possessive(t: Template) -> bool:
@@ -140,7 +143,7 @@ class TextTally:
             if flag:
                 self.self_possessive += 1
                 break
-        if len(set(ids)) < len(ids):
+        if _repeats(ids):
             self.reused += 1
         self.pieces += len(ids)
         fallback = bank.fallback_ids
@@ -173,6 +176,19 @@ class TextTally:
         }
 
 
+def _repeats(ids: list[str]) -> bool:
+    """Whether an id occurs twice (a short story's few ids compared pairwise: no set built)."""
+    n = len(ids)
+    if n > 8:
+        return len(set(ids)) < n
+    for j in range(1, n):
+        later = ids[j]
+        for i in range(j):
+            if ids[i] == later:
+                return True
+    return False
+
+
 def has_own(bank: Bank, words: tuple[str, ...], head_gender: str) -> bool:
     """Whether a template of the bank itself (not one filled from a fallback) fits."""
     return clause(bank, words, head_gender).own
@@ -198,11 +214,9 @@ def _walk_counts(bank: Bank, words: tuple[str, ...], heads: tuple[str, ...]) -> 
     for i in range(k):
         node: Clause = roots[heads[i]]
         for j in range(i, min(i + SPAN_LENGTHS, k)):
-            w = words[j]
-            longer = node.longer.get(w)
-            node = node.then(bank, w) if longer is None else longer
+            node = node.then(bank, words[j])
             if node.own:
-                own[j - i + 1] = own[j - i + 1] + 1
+                own[j - i + 1] += 1
     return own
 
 

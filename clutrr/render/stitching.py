@@ -2,9 +2,10 @@
 from __future__ import annotations
 
 import random
-from typing import Callable, NamedTuple, Sequence, cast
+from typing import Final, NamedTuple, Sequence, cast
 
-from clutrr.core.draws import below
+import _random
+
 from clutrr.core.kb import GENDERS
 from clutrr.core.native import mypyc_attr
 from clutrr.render.templates import Bank, Template
@@ -18,7 +19,8 @@ class Piece(NamedTuple):
     facts: tuple[int, ...]
 
 
-_piece = tuple.__new__  # Piece(text, id, facts) without the Python-level constructor
+_piece: Final = tuple.__new__  # Piece(text, id, facts) without the Python-level constructor
+_PIECE: Final = Piece  # compiled: the class read from a static, not looked up in the module's dict per call
 
 
 @mypyc_attr(native_class=False)
@@ -68,26 +70,42 @@ class Form:
 
     def render(self, genders: int, marks: list[str], people: list[int], i: int) -> str:
         """The text for entities gendered by ``genders`` whose entity j is person ``people[i + j]``,
-        named ``marks[person]`` (as :meth:`Template.render` writes it)."""
-        fill = self.fill(genders)
-        texts = fill.texts
-        out = [texts[0]]
-        j = 1
-        for ent in fill.names:
-            out.append(marks[people[i + ent]])
-            out.append(texts[j])
-            j += 1
+        named ``marks[person]`` (as :meth:`Template.render` writes it). A sentence of up to four
+        names is one f-string (one string built, no list of its parts)."""
+        fill = self.fills[genders]
+        if fill is None:
+            fill = self.fill(genders)
+        t, at = fill.texts, fill.names
+        n = len(at)
+        if n == 2:
+            return f"{t[0]}{marks[people[i + at[0]]]}{t[1]}{marks[people[i + at[1]]]}{t[2]}"
+        if n == 3:
+            return (f"{t[0]}{marks[people[i + at[0]]]}{t[1]}{marks[people[i + at[1]]]}{t[2]}"
+                    f"{marks[people[i + at[2]]]}{t[3]}")
+        if n == 4:
+            return (f"{t[0]}{marks[people[i + at[0]]]}{t[1]}{marks[people[i + at[1]]]}{t[2]}"
+                    f"{marks[people[i + at[2]]]}{t[3]}{marks[people[i + at[3]]]}{t[4]}")
+        out = [t[0]]
+        for j in range(n):
+            out.append(marks[people[i + at[j]]])
+            out.append(t[j + 1])
         return "".join(out)
 
 
 def forms(bank: Bank, clause: tuple[str, ...], head_gender: str) -> list[Form]:
     """The :class:`Form` of each of ``bank.choices(clause, head_gender)`` (kept on the bank, one per template)."""
+    templates: list[Template] | None = bank.by_clause.get(clause)
+    if templates is None:  # most longer clauses a path meets: no templates to look through
+        return []
     key = (clause, head_gender)
     hit: list[Form] | None = bank.choice_forms.get(key)
     if hit is None:
-        by_id: dict[str, Form] = bank.forms
         hit = []
-        for t in bank.choices(clause, head_gender):
+        by_id: dict[str, Form] = bank.forms
+        for t in templates:
+            gender: str = t.gender
+            if gender != "any" and gender != head_gender:  # bank.choices, as Template.fits picks them
+                continue
             form = by_id.get(t.id)
             if form is None:
                 form = by_id[t.id] = Form(t)
@@ -145,7 +163,7 @@ def _longer(bank: Bank, shorter: Clause, word: str) -> Clause:
     fallback: frozenset[str] = bank.fallback_ids
     own = any(f.id not in fallback for f in ts)
     valid = shorter.valid + [len(words)] if ts else shorter.valid
-    multi_ids = bank.choice_ids(words, shorter.head) if ts and len(words) > 1 else None
+    multi_ids = frozenset([f.id for f in ts]) if ts and len(words) > 1 else None  # bank.choice_ids, no call
     return Clause(words, shorter.head, shorter.options + [ts], valid, own, multi_ids)
 
 
@@ -203,10 +221,10 @@ class PathPlan:
 
     def cover(self, bank: Bank, rng: random.Random, used: set[str] | frozenset[str] = frozenset()) -> list[int]:
         """Piece lengths drawn as :func:`sample_cover` describes."""
-        return self.draw(rng.getrandbits, used)
+        return self.draw(rng, used)
 
-    def draw(self, getrandbits: Callable[[int], int], used: set[str] | frozenset[str]) -> list[int]:
-        """:meth:`cover`, given ``rng.getrandbits``."""
+    def draw(self, rng: random.Random, used: set[str] | frozenset[str]) -> list[int]:
+        """:meth:`cover` (``bank`` is not read)."""
         valid, count = self.valid, self.count
         if used and self.exhausted(used):
             valid = [[L for L in ls if L == 1 or _open(self.options[i][L - 1], used)] for i, ls in enumerate(valid)]
@@ -220,7 +238,7 @@ class PathPlan:
         lengths = []
         i = 0
         while i < n:
-            pick = below(getrandbits, count[i])
+            pick = _below(rng, count[i])
             for L in valid[i]:
                 if pick < L * count[i + L]:
                     lengths.append(L)
@@ -241,6 +259,18 @@ def _counts(valid: list[list[int]]) -> list[int]:
             total += L * count[i + L]
         count[i] = total
     return count
+
+
+_GETRANDBITS: Final = _random.Random.getrandbits  # called with the rng: no bound method made per draw
+
+
+def _below(rng: random.Random, n: int) -> int:
+    """``rng.randrange(n)`` for ``n`` >= 1 (:func:`clutrr.core.draws.below`): the same draws and result."""
+    bits = n.bit_length()
+    j: int = _GETRANDBITS(rng, bits)
+    while j >= n:
+        j = _GETRANDBITS(rng, bits)
+    return j
 
 
 def path_plan(bank: Bank, words: tuple[str, ...], heads: tuple[str, ...], max_piece: int,
@@ -306,18 +336,19 @@ def render_path(
 def render_plan(bank: Bank, plan: PathPlan, edges: Sequence[int], people: Sequence[int], marks: list[str],
                 genders: list[int], rng: random.Random, used: set[str]) -> list[Piece]:
     """:func:`render_path` for a path whose plan is known, with each person's ``marks`` (their
-    name as it appears in the story) made beforehand."""
-    getrandbits = rng.getrandbits
-    lengths = plan.ones or plan.draw(getrandbits, used)
+    name as it appears in the story) made beforehand. A range of ``edges`` or ``people`` (the
+    chain's, a noise path's edges) is read without a list made of it."""
+    lengths = plan.ones or plan.draw(rng, used)
     options = plan.options
-    at = people if isinstance(people, list) else list(people)  # indexed below as lists
-    edge = edges if isinstance(edges, list) else list(edges)
-    new_piece, piece_type = _piece, Piece
+    at = _as_list(people)
+    first = _range_start(edges)  # consecutive edges from here, or -1: then read them from a list
+    edge = _NONE if first >= 0 else list(edges)
+    new_piece, piece_type = _piece, _PIECE
     pieces = []
     i = 0
     for L in lengths:
         ts = options[i][L - 1]
-        form = ts[below(getrandbits, len(ts))]  # rng.choice(ts), with its draws
+        form = ts[_below(rng, len(ts))]  # rng.choice(ts), with its draws
         tid = form.id
         if tid in used:
             fresh = [t for t in ts if t.id not in used]
@@ -325,10 +356,46 @@ def render_plan(bank: Bank, plan: PathPlan, edges: Sequence[int], people: Sequen
                 form = rng.choice(fresh)
                 tid = form.id
         used.add(tid)
-        facts: tuple[int, ...] = (edge[i],) if L == 1 else (edge[i], edge[i + 1]) if L == 2 else tuple(edge[i:i + L])
+        facts = _span(first + i, L) if first >= 0 else tuple(edge[i:i + L])
         pieces.append(new_piece(piece_type, (_fill(form, at, i, L, marks, genders), tid, facts)))
         i += L
     return pieces
+
+
+_NONE: Final[list[int]] = []
+_COUNTING: Final[list[int]] = []  # [i] is i: people given as range(n) are read from it (grown when needed)
+_SPANS: Final[list[list[tuple[int, ...]]]] = []  # [start][L - 1] is (start, ..., start + L - 1)
+
+
+def _range_start(items: Sequence[int]) -> int:
+    """The first of ``items`` when they are a range of consecutive non-negative ints, else -1."""
+    if isinstance(items, range):
+        start: int = items.start
+        if start >= 0 and items.step == 1:
+            return start
+    return -1
+
+
+def _as_list(items: Sequence[int]) -> list[int]:
+    """``items`` as a list to index: itself, a kept counting list for a range from 0, or a copy."""
+    if isinstance(items, list):
+        return items
+    if _range_start(items) == 0:
+        n = len(items)
+        while len(_COUNTING) < n:
+            _COUNTING.append(len(_COUNTING))
+        return _COUNTING
+    return list(items)
+
+
+def _span(start: int, length: int) -> tuple[int, ...]:
+    """The facts ``(start, ..., start + length - 1)`` of a piece, one kept tuple for each."""
+    while len(_SPANS) <= start:
+        _SPANS.append([])
+    row = _SPANS[start]
+    while len(row) < length:
+        row.append(tuple(range(start, start + len(row) + 1)))
+    return row[length - 1]
 
 
 def _fill(form: Form, people: list[int], i: int, L: int, marks: list[str], genders: list[int]) -> str:
@@ -346,6 +413,6 @@ def render_fact(bank: Bank, word: str, head: int, tail: int, marks: list[str], g
     ts = fact_forms(bank, word, genders[head])
     if not ts:
         raise NoCoverError(f"no template covers the relation word(s) {[word]}")
-    form = ts[below(rng.getrandbits, len(ts))]  # rng.choice(ts), with its draws
+    form = ts[_below(rng, len(ts))]  # rng.choice(ts), with its draws
     text = form.render(genders[head] | genders[tail] << 1, marks, [head, tail], 0)
-    return _piece(Piece, (text, form.id, (edge,)))
+    return _piece(_PIECE, (text, form.id, _span(edge, 1) if edge >= 0 else (edge,)))
