@@ -14,7 +14,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from clutrr.core.kb import GENDERS, KB
 from clutrr.core.native import mypyc_attr
+from clutrr.story.example import Example, edge_entry, person_entry, piece_entry
 
 
 def _orjson() -> Any:
@@ -74,6 +76,101 @@ def json_line(record: dict) -> bytes:
         except TypeError:
             pass
     return (_COMPACT.encode(record) + "\n").encode()
+
+
+def example_line(ex: Example) -> bytes:
+    """The JSONL line of ``ex``: the bytes of ``json_line(ex.record)``. With orjson, the entries of
+    its people, edges and pieces are JSON kept from earlier stories (:class:`EntryJson`), so the
+    record of dicts is never built."""
+    if orjson is not None:
+        try:
+            parts = entry_json(ex.kb)
+            return orjson.dumps(ex.record_with(parts.people(ex), parts.edges(ex), parts.pieces(ex)), option=_NEWLINE)
+        except TypeError:  # what orjson refuses (an integer beyond 64 bits): json_line writes it
+            pass
+    return json_line(ex.record)
+
+
+ENTRY_JSON_LIMIT = 1 << 18  # entries an EntryJson keeps (it starts again beyond)
+
+
+class EntryJson:
+    """The JSON of the record entries of one KB's stories (people, edges, pieces), as
+    ``orjson.Fragment`` objects keyed by what makes each: a story reuses most of them."""
+
+    def __init__(self, kb: KB) -> None:
+        self.kb = kb
+        self.pred_names: list[str] = kb.pred_names
+        self.gender_words: list[str] = list(GENDERS)
+        self.by_person: list[dict[str, object]] = [{} for _ in GENDERS]  # by gender, then name
+        self.by_edge: dict[tuple[int, int, int, str], dict[str, object]] = {}  # by edge, then its word
+        self.by_piece: dict[str, dict[tuple[int, ...], object]] = {}  # by template, then its edges
+        self.size = 0
+
+    def _made(self, entry: dict) -> object:
+        """The JSON of a new entry. The caches start again when they hold too many (an entry
+        made meanwhile may go to a table no longer kept: it is made again when next met)."""
+        self.size += 1
+        if self.size > ENTRY_JSON_LIMIT:
+            self.size = 1
+            for people in self.by_person:
+                people.clear()
+            self.by_edge.clear()
+            self.by_piece.clear()
+        return orjson.Fragment(orjson.dumps(entry))
+
+    def people(self, ex: Example) -> list:
+        """The JSON of the entries of ``ex.people``."""
+        out = []
+        for name, g in zip(ex.names, ex.genders):
+            known = self.by_person[g]
+            got = known.get(name)
+            if got is None:
+                got = self._made(person_entry(name, self.gender_words[g]))
+                known[name] = got
+            out.append(got)
+        return out
+
+    def edges(self, ex: Example) -> list:
+        """The JSON of the entries of ``ex.edges``."""
+        out = []
+        for edge, word in zip(ex.edges, ex.words):
+            words = self.by_edge.get(edge)
+            if words is None:
+                words = self.by_edge[edge] = {}
+            got = words.get(word)
+            if got is None:
+                got = self._made(edge_entry(edge, word, self.pred_names))
+                words[word] = got
+            out.append(got)
+        return out
+
+    def pieces(self, ex: Example) -> list:
+        """The JSON of the entries of ``ex.pieces``."""
+        out = []
+        for piece in ex.pieces:
+            facts = self.by_piece.get(piece[1])
+            if facts is None:
+                facts = self.by_piece[piece[1]] = {}
+            got = facts.get(piece[2])
+            if got is None:
+                got = self._made(piece_entry(piece))
+                facts[piece[2]] = got
+            out.append(got)
+        return out
+
+
+_ENTRY_JSON: dict[int, EntryJson] = {}  # id(kb) -> its EntryJson
+
+
+def entry_json(kb: KB) -> EntryJson:
+    """The :class:`EntryJson` of ``kb`` (one per KB in a process)."""
+    got = _ENTRY_JSON.get(id(kb))
+    if got is None or got.kb is not kb:
+        if len(_ENTRY_JSON) >= 64:  # KBs loaded one after another (tests): keep only the recent ones
+            _ENTRY_JSON.clear()
+        got = _ENTRY_JSON[id(kb)] = EntryJson(kb)
+    return got
 
 
 def story_hash(story: str) -> bytes:
