@@ -38,7 +38,16 @@ def test_the_line_without_orjson_or_beyond_64_bits(monkeypatch):
     assert rows.example_line(ex) == rows.json_line(ex.record)
 
 
+def test_edges_beyond_an_int_key_are_written_unkept(monkeypatch):
+    monkeypatch.setattr(rows, "_ENTRY_JSON", {})  # entries kept under other keys are not read
+    monkeypatch.setattr(rows, "EDGE_KEY", 3)
+    for i in range(10):
+        ex = make_example(GeneratorConfig(), 3, "all", 11, i)
+        assert rows.example_line(ex) == rows.json_line(ex.record)
+
+
 def test_the_kept_entries_start_again_beyond_the_limit(monkeypatch):
+    monkeypatch.setattr(rows, "_ENTRY_JSON", {})
     monkeypatch.setattr(rows, "ENTRY_JSON_LIMIT", 5)
     config = GeneratorConfig()
     parts = rows.entry_json(make_example(config, 2, "all", 5, 0).kb)

@@ -92,6 +92,7 @@ def example_line(ex: Example) -> bytes:
 
 
 ENTRY_JSON_LIMIT = 1 << 18  # entries an EntryJson keeps (it starts again beyond)
+EDGE_KEY = 1 << 10  # an edge's head, tail and predicate below this make one int key
 
 
 class EntryJson:
@@ -103,9 +104,10 @@ class EntryJson:
         self.pred_names: list[str] = kb.pred_names
         self.gender_words: list[str] = list(GENDERS)
         self.by_person: list[dict[str, object]] = [{} for _ in GENDERS]  # by gender, then name
-        self.by_edge: dict[tuple[int, int, int, str], dict[str, object]] = {}  # by edge, then its word
+        self.by_edge: dict[int, dict[str, dict[str, object]]] = {}  # by head, tail, predicate; noise kind; word
         self.by_piece: dict[str, dict[tuple[int, ...], object]] = {}  # by template, then its edges
         self.size = 0
+        self.edge_key = EDGE_KEY  # read once (a module's global is a dict lookup per read)
 
     def _made(self, entry: dict) -> object:
         """The JSON of a new entry. The caches start again when they hold too many (an entry
@@ -121,41 +123,47 @@ class EntryJson:
 
     def people(self, ex: Example) -> list:
         """The JSON of the entries of ``ex.people``."""
-        out = []
+        out: list = []
         for name, g in zip(ex.names, ex.genders):
             known = self.by_person[g]
             got = known.get(name)
             if got is None:
-                got = self._made(person_entry(name, self.gender_words[g]))
-                known[name] = got
+                got = known[name] = self._made(person_entry(name, self.gender_words[g]))
             out.append(got)
         return out
 
     def edges(self, ex: Example) -> list:
         """The JSON of the entries of ``ex.edges``."""
-        out = []
+        out: list = []
+        n = self.edge_key
         for edge, word in zip(ex.edges, ex.words):
-            words = self.by_edge.get(edge)
+            a, p, b, kind = edge
+            if a >= n or b >= n or p >= n:  # beyond what a key holds: not kept
+                out.append(edge_entry(edge, word, self.pred_names))
+                continue
+            key = (a * n + b) * n + p  # an int: a tuple key is boxed, hashed and compared
+            kinds = self.by_edge.get(key)
+            if kinds is None:
+                kinds = self.by_edge[key] = {}
+            words = kinds.get(kind)
             if words is None:
-                words = self.by_edge[edge] = {}
+                words = kinds[kind] = {}
             got = words.get(word)
             if got is None:
-                got = self._made(edge_entry(edge, word, self.pred_names))
-                words[word] = got
+                got = words[word] = self._made(edge_entry(edge, word, self.pred_names))
             out.append(got)
         return out
 
     def pieces(self, ex: Example) -> list:
         """The JSON of the entries of ``ex.pieces``."""
-        out = []
+        out: list = []
         for piece in ex.pieces:
             facts = self.by_piece.get(piece[1])
             if facts is None:
                 facts = self.by_piece[piece[1]] = {}
             got = facts.get(piece[2])
             if got is None:
-                got = self._made(piece_entry(piece))
-                facts[piece[2]] = got
+                got = facts[piece[2]] = self._made(piece_entry(piece))
             out.append(got)
         return out
 
