@@ -59,9 +59,14 @@ class Example:
         self._record: dict | None = None
         self._row: StoryRow | None = None
 
-    def _positions(self) -> dict[int, int]:
-        """Family id -> story index, for the people of the story."""
-        return {q: i for i, q in enumerate(self.people)}
+    def _positions(self) -> list[int]:
+        """Story index by family id, for the people of the story (a family id not in the story
+        gets one past the last index: naming that person raises IndexError)."""
+        people = self.people
+        pos = [len(people)] * (max(people) + 1)
+        for i, q in enumerate(people):
+            pos[q] = i
+        return pos
 
     @property
     def clean_story(self) -> str:
@@ -87,7 +92,7 @@ class Example:
         qa, qb = self.query
         proof = []
         if self.proof:
-            pos, words_of = self._positions(), predicate_words(self.kb)
+            pos, words_of = self._positions(), kb_words(self.kb).flat
             genders = self.genders
             proof = [{"goal": named(g, pos, names, genders, words_of),
                       "rule": [pred_names[f1[1]], pred_names[f2[1]]],
@@ -153,7 +158,7 @@ class Example:
         if self._row is None:
             names, genders = self.names, self.genders
             qa, qb = self.query
-            pos, words_of = self._positions(), predicate_words(self.kb)
+            pos, words_of = self._positions(), kb_words(self.kb).flat
 
             def name(fact: Fact) -> tuple[str, str, str]:
                 a, w, b = named(fact, pos, names, genders, words_of)
@@ -180,18 +185,32 @@ class Example:
         return self._row
 
 
-_WORDS: dict[int, tuple[KB, list[tuple[str | None, str | None]]]] = {}  # id(kb) -> (kb, its predicates' words)
+class KBWords:
+    """A KB's gendered words by predicate index, read once per KB (a predicate is a Python object):
+    as (male, female) pairs, and flat (the word of predicate ``p`` for gender ``g`` at ``2 * p + g``)."""
+
+    def __init__(self, kb: KB) -> None:
+        self.kb = kb
+        self.pairs: list[tuple[str | None, str | None]] = [p.words for p in kb.predicates]
+        self.flat: list[str | None] = [w for pair in self.pairs for w in pair]
+
+
+_WORDS: dict[int, KBWords] = {}  # id(kb) -> its words
+
+
+def kb_words(kb: KB) -> KBWords:
+    """The :class:`KBWords` of ``kb`` (one per KB in a process)."""
+    got = _WORDS.get(id(kb))
+    if got is None or got.kb is not kb:
+        if len(_WORDS) >= 64:  # KBs loaded one after another (tests): keep only the recent ones
+            _WORDS.clear()
+        got = _WORDS[id(kb)] = KBWords(kb)
+    return got
 
 
 def predicate_words(kb: KB) -> list[tuple[str | None, str | None]]:
-    """The KB's gendered words by predicate index (read once per KB: a predicate is a Python object)."""
-    got = _WORDS.get(id(kb))
-    if got is None or got[0] is not kb:
-        if len(_WORDS) >= 64:  # KBs loaded one after another (tests): keep only the recent ones
-            _WORDS.clear()
-        got = (kb, [p.words for p in kb.predicates])
-        _WORDS[id(kb)] = got
-    return got[1]
+    """The KB's gendered words by predicate index, as (male, female) pairs."""
+    return kb_words(kb).pairs
 
 
 def person_entry(name: str, gender_word: str) -> dict:
@@ -210,9 +229,9 @@ def piece_entry(piece: Piece) -> dict:
     return {"template": piece[1], "edges": list(piece[2])}
 
 
-def named(fact: Fact, pos: dict[int, int], names: list[str], genders: list[int],
-          words_of: list[tuple[str | None, str | None]]) -> list[str]:
-    """A fact over family ids named as a list: [head's name, relation word, tail's name]."""
+def named(fact: Fact, pos: list[int], names: list[str], genders: list[int], words: list[str | None]) -> list[str]:
+    """A fact over family ids named as a list: [head's name, relation word, tail's name]
+    (``pos`` from :meth:`Example._positions`, ``words`` from :attr:`KBWords.flat`)."""
     a = pos[fact[0]]
     b = pos[fact[2]]
-    return [names[a], cast(str, words_of[fact[1]][genders[b]]), names[b]]
+    return [names[a], cast(str, words[2 * fact[1] + genders[b]]), names[b]]
