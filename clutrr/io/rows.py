@@ -16,7 +16,7 @@ from typing import Any
 
 from clutrr.core.kb import GENDERS, KB
 from clutrr.core.native import mypyc_attr
-from clutrr.story.example import Example, edge_entry, person_entry, piece_entry
+from clutrr.story.example import Example, edge_entry, per_kb, person_entry, piece_entry
 
 
 def _orjson() -> Any:
@@ -168,17 +168,12 @@ class EntryJson:
         return out
 
 
-_ENTRY_JSON: dict[int, EntryJson] = {}  # id(kb) -> its EntryJson
+_ENTRY_JSON: dict[int, tuple[KB, EntryJson]] = {}  # id(kb) -> the KB and its EntryJson
 
 
 def entry_json(kb: KB) -> EntryJson:
     """The :class:`EntryJson` of ``kb`` (one per KB in a process)."""
-    got = _ENTRY_JSON.get(id(kb))
-    if got is None or got.kb is not kb:
-        if len(_ENTRY_JSON) >= 64:  # KBs loaded one after another (tests): keep only the recent ones
-            _ENTRY_JSON.clear()
-        got = _ENTRY_JSON[id(kb)] = EntryJson(kb)
-    return got
+    return per_kb(_ENTRY_JSON, kb, EntryJson)
 
 
 def story_hash(story: str) -> bytes:

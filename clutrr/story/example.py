@@ -7,7 +7,7 @@ the story, label and pattern of each row without building either.
 from __future__ import annotations
 
 import json
-from typing import cast
+from typing import Callable, TypeVar, cast
 
 from clutrr.core.chainer import Chain
 from clutrr.core.difficulty import difficulty
@@ -195,17 +195,26 @@ class KBWords:
         self.flat: list[str | None] = [w for pair in self.pairs for w in pair]
 
 
-_WORDS: dict[int, KBWords] = {}  # id(kb) -> its words
+Kept = TypeVar("Kept")
+
+
+def per_kb(table: dict[int, tuple[KB, Kept]], kb: KB, make: Callable[[KB], Kept]) -> Kept:
+    """What ``make(kb)`` gives, made once per KB and kept in ``table`` (by ``id(kb)``; KBs
+    loaded one after another, as in tests, keep only the recent ones)."""
+    got = table.get(id(kb))
+    if got is None or got[0] is not kb:
+        if len(table) >= 64:
+            table.clear()
+        got = table[id(kb)] = (kb, make(kb))
+    return got[1]
+
+
+_WORDS: dict[int, tuple[KB, KBWords]] = {}  # id(kb) -> the KB and its words
 
 
 def kb_words(kb: KB) -> KBWords:
-    """The :class:`KBWords` of ``kb`` (one per KB in a process)."""
-    got = _WORDS.get(id(kb))
-    if got is None or got.kb is not kb:
-        if len(_WORDS) >= 64:  # KBs loaded one after another (tests): keep only the recent ones
-            _WORDS.clear()
-        got = _WORDS[id(kb)] = KBWords(kb)
-    return got
+    """The :class:`KBWords` of ``kb``."""
+    return per_kb(_WORDS, kb, KBWords)
 
 
 def predicate_words(kb: KB) -> list[tuple[str | None, str | None]]:
