@@ -12,7 +12,7 @@ import hashlib
 import json
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from clutrr.core.kb import GENDERS, KB
 from clutrr.core.native import mypyc_attr
@@ -176,6 +176,11 @@ def entry_json(kb: KB) -> EntryJson:
     return per_kb(_ENTRY_JSON, kb, EntryJson)
 
 
+_BLAKE2B_16: Final = hashlib.blake2b(digest_size=16)  # copied per story: no arguments parsed, no lookup
+
+
 def story_hash(story: str) -> bytes:
-    """The 128-bit key under which stories are de-duplicated."""
-    return hashlib.blake2b(story.encode(), digest_size=16).digest()
+    """The 128-bit key under which stories are de-duplicated (BLAKE2b of the UTF-8 story)."""
+    h = _BLAKE2B_16.copy()
+    h.update(story.encode())
+    return h.digest()
