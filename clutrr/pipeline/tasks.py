@@ -17,7 +17,7 @@ from clutrr.story.long_context import context_counts
 from clutrr.core.kb import load_kb
 from clutrr.core.native import mypyc_attr
 from clutrr.io.csv_format import csv_line, row_fields
-from clutrr.io.rows import Task, TaskResult, json_line, story_hash
+from clutrr.io.rows import Task, TaskResult, example_line, story_hash
 from clutrr.io.shards import LogicalFile
 from clutrr.render.measures import TextTally
 
@@ -104,7 +104,7 @@ def _run_task(ctx: TaskContext, task: Task) -> TaskResult:
         if csv:
             csv_lines.append(csv_line([pos, *row_cells(ex)]).encode())
         if jsonl:
-            jsonl_lines.append(json_line(ex.record))
+            jsonl_lines.append(example_line(ex))
         if parquet:
             records.append(ex.record)
         story = ex.story

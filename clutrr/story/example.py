@@ -7,7 +7,7 @@ the story, label and pattern of each row without building either.
 from __future__ import annotations
 
 import json
-from typing import cast
+from typing import Callable, TypeVar, cast
 
 from clutrr.core.chainer import Chain
 from clutrr.core.difficulty import difficulty
@@ -59,9 +59,14 @@ class Example:
         self._record: dict | None = None
         self._row: StoryRow | None = None
 
-    def _positions(self) -> dict[int, int]:
-        """Family id -> story index, for the people of the story."""
-        return {q: i for i, q in enumerate(self.people)}
+    def _positions(self) -> list[int]:
+        """Story index by family id, for the people of the story (a family id not in the story
+        gets one past the last index: naming that person raises IndexError)."""
+        people = self.people
+        pos = [len(people)] * (max(people) + 1)
+        for i, q in enumerate(people):
+            pos[q] = i
+        return pos
 
     @property
     def clean_story(self) -> str:
@@ -72,40 +77,45 @@ class Example:
     def record(self) -> dict:
         """The typed JSON record (the JSONL format; see :mod:`clutrr.io.schema`)."""
         if self._record is None:
-            names, words, pred_names = self.names, self.words, self.kb.pred_names
             gender_words = GENDERS  # read once (a global of an uncompiled module is a dict lookup per read)
-            qa, qb = self.query
-            proof = []
-            if self.proof:
-                pos, words_of = self._positions(), predicate_words(self.kb)
-                genders = self.genders
-                proof = [{"goal": named(g, pos, names, genders, words_of),
-                          "rule": [pred_names[f1[1]], pred_names[f2[1]]],
-                          "by": [named(f1, pos, names, genders, words_of), named(f2, pos, names, genders, words_of)]}
-                         for g, f1, f2 in self.proof]
-            self._record = {
-                "id": self.id, "split": self.split, "task": self.task, "k": self.k, "noise": self.noise_kind,
-                "seed": self.seed, "index": self.index,
-                "people": [{"name": n, "gender": gender_words[g]} for n, g in zip(names, self.genders)],
-                "edges": [{"head": a, "tail": b, "relation": w, "predicate": pred_names[p], "noise": kind}
-                          for (a, p, b, kind), w in zip(self.edges, words)],
-                "query": [qa, qb], "target": self.target, "target_predicate": pred_names[self.query_pred],
-                "pattern": self.pattern, "pattern_heldout": self.heldout, "proof": proof,
-                "story": self.story, "clean_story": self.clean_story, "text_target": [self.target_piece[0]],
-                "pieces": [{"template": p[1], "edges": list(p[2])} for p in self.pieces],
-                "target_template": self.target_piece[1],
-            }
-            if self.question is not None:
-                self._record.update(self._asked())
-            if self.context is not None:
-                self._record["context"] = self.context
-            if self.with_difficulty:
-                self._record["difficulty"] = difficulty(self.edges, len(self.people), self.k, self.query,
-                                                        len(self.chain.people))
-            if self.kb.system:  # a kinship system's terms: the pair's kin type, the terms defined
-                self._record["kin_type"] = self.kin_type
-                self._record["glossary"] = self.glossary
+            pred_names = self.kb.pred_names
+            self._record = self.record_with(
+                [person_entry(n, gender_words[g]) for n, g in zip(self.names, self.genders)],
+                [edge_entry(e, w, pred_names) for e, w in zip(self.edges, self.words)],
+                [piece_entry(p) for p in self.pieces])
         return self._record
+
+    def record_with(self, people: list, edges: list, pieces: list) -> dict:
+        """A new record whose ``people``, ``edges`` and ``pieces`` are these lists (of the entries
+        :func:`person_entry`, :func:`edge_entry` and :func:`piece_entry` give, or of their JSON)."""
+        names, pred_names = self.names, self.kb.pred_names
+        qa, qb = self.query
+        proof = []
+        if self.proof:
+            pos, words_of = self._positions(), kb_words(self.kb).flat
+            genders = self.genders
+            proof = [{"goal": named(g, pos, names, genders, words_of),
+                      "rule": [pred_names[f1[1]], pred_names[f2[1]]],
+                      "by": [named(f1, pos, names, genders, words_of), named(f2, pos, names, genders, words_of)]}
+                     for g, f1, f2 in self.proof]
+        record = {
+            "id": self.id, "split": self.split, "task": self.task, "k": self.k, "noise": self.noise_kind,
+            "seed": self.seed, "index": self.index, "people": people, "edges": edges,
+            "query": [qa, qb], "target": self.target, "target_predicate": pred_names[self.query_pred],
+            "pattern": self.pattern, "pattern_heldout": self.heldout, "proof": proof,
+            "story": self.story, "clean_story": self.clean_story, "text_target": [self.target_piece[0]],
+            "pieces": pieces, "target_template": self.target_piece[1],
+        }
+        if self.question is not None:
+            record.update(self._asked())
+        if self.context is not None:
+            record["context"] = self.context
+        if self.with_difficulty:
+            record["difficulty"] = difficulty(self.edges, len(self.people), self.k, self.query, len(self.chain.people))
+        if self.kb.system:  # a kinship system's terms: the pair's kin type, the terms defined
+            record["kin_type"] = self.kin_type
+            record["glossary"] = self.glossary
+        return record
 
     def _asked(self) -> dict:
         """The record's fields of the question asked: form, question text, answer, and the
@@ -148,7 +158,7 @@ class Example:
         if self._row is None:
             names, genders = self.names, self.genders
             qa, qb = self.query
-            pos, words_of = self._positions(), predicate_words(self.kb)
+            pos, words_of = self._positions(), kb_words(self.kb).flat
 
             def name(fact: Fact) -> tuple[str, str, str]:
                 a, w, b = named(fact, pos, names, genders, words_of)
@@ -175,23 +185,62 @@ class Example:
         return self._row
 
 
-_WORDS: dict[int, tuple[KB, list[tuple[str | None, str | None]]]] = {}  # id(kb) -> (kb, its predicates' words)
+class KBWords:
+    """A KB's gendered words by predicate index, read once per KB (a predicate is a Python object):
+    as (male, female) pairs, and flat (the word of predicate ``p`` for gender ``g`` at ``2 * p + g``)."""
+
+    def __init__(self, kb: KB) -> None:
+        self.kb = kb
+        self.pairs: list[tuple[str | None, str | None]] = [p.words for p in kb.predicates]
+        self.flat: list[str | None] = [w for pair in self.pairs for w in pair]
 
 
-def predicate_words(kb: KB) -> list[tuple[str | None, str | None]]:
-    """The KB's gendered words by predicate index (read once per KB: a predicate is a Python object)."""
-    got = _WORDS.get(id(kb))
+Kept = TypeVar("Kept")
+
+
+def per_kb(table: dict[int, tuple[KB, Kept]], kb: KB, make: Callable[[KB], Kept]) -> Kept:
+    """What ``make(kb)`` gives, made once per KB and kept in ``table`` (by ``id(kb)``; KBs
+    loaded one after another, as in tests, keep only the recent ones)."""
+    got = table.get(id(kb))
     if got is None or got[0] is not kb:
-        if len(_WORDS) >= 64:  # KBs loaded one after another (tests): keep only the recent ones
-            _WORDS.clear()
-        got = (kb, [p.words for p in kb.predicates])
-        _WORDS[id(kb)] = got
+        if len(table) >= 64:
+            table.clear()
+        got = table[id(kb)] = (kb, make(kb))
     return got[1]
 
 
-def named(fact: Fact, pos: dict[int, int], names: list[str], genders: list[int],
-          words_of: list[tuple[str | None, str | None]]) -> list[str]:
-    """A fact over family ids named as a list: [head's name, relation word, tail's name]."""
+_WORDS: dict[int, tuple[KB, KBWords]] = {}  # id(kb) -> the KB and its words
+
+
+def kb_words(kb: KB) -> KBWords:
+    """The :class:`KBWords` of ``kb``."""
+    return per_kb(_WORDS, kb, KBWords)
+
+
+def predicate_words(kb: KB) -> list[tuple[str | None, str | None]]:
+    """The KB's gendered words by predicate index, as (male, female) pairs."""
+    return kb_words(kb).pairs
+
+
+def person_entry(name: str, gender_word: str) -> dict:
+    """A record's entry of a story person."""
+    return {"name": name, "gender": gender_word}
+
+
+def edge_entry(edge: tuple[int, int, int, str], word: str, pred_names: list[str]) -> dict:
+    """A record's entry of a story edge (head, predicate, tail, noise kind) stated by ``word``."""
+    a, p, b, kind = edge
+    return {"head": a, "tail": b, "relation": word, "predicate": pred_names[p], "noise": kind}
+
+
+def piece_entry(piece: Piece) -> dict:
+    """A record's entry of a story piece: its template and the edges it states."""
+    return {"template": piece[1], "edges": list(piece[2])}
+
+
+def named(fact: Fact, pos: list[int], names: list[str], genders: list[int], words: list[str | None]) -> list[str]:
+    """A fact over family ids named as a list: [head's name, relation word, tail's name]
+    (``pos`` from :meth:`Example._positions`, ``words`` from :attr:`KBWords.flat`)."""
     a = pos[fact[0]]
     b = pos[fact[2]]
-    return [names[a], cast(str, words_of[fact[1]][genders[b]]), names[b]]
+    return [names[a], cast(str, words[2 * fact[1] + genders[b]]), names[b]]
