@@ -100,7 +100,7 @@ def test_what_is_kept_for_speed_never_changes_an_example():
         generator._context.cache_clear()
         generator._split_banks.cache_clear()
         usable.usable_bank.cache_clear()
-        generator._LAST_CONTEXT[0] = (None,) * 6
+        generator.forget_recent_context()
 
     cold()
     warm = {r: make_example(CONFIG, r[0], r[1], 4, r[2], r[3]) for r in requests}
@@ -124,7 +124,7 @@ def test_kept_shapes_and_plans_stay_bounded_and_never_change_an_example(monkeypa
         generator._context.cache_clear()
         generator._split_banks.cache_clear()
         usable.usable_bank.cache_clear()
-        generator._LAST_CONTEXT[0] = (None,) * 6
+        generator.forget_recent_context()
 
     requests = [(k, noise, i) for k in (3, 10) for noise in ("none", "all") for i in range(40)]
     cold()
@@ -135,7 +135,7 @@ def test_kept_shapes_and_plans_stay_bounded_and_never_change_an_example(monkeypa
     kept_by_bank = []  # the bank keeps the plans of noise paths (a chain's plan is kept with its shape)
     for r in requests:
         assert make_example(CONFIG, r[0], r[1], 9, r[2]).record == roomy[r]
-        ctx = generator._LAST_CONTEXT[0][5]
+        ctx = generator._RECENT.ctx
         assert 0 < ctx.shapes.facts <= 10 and ctx.bank.covers.facts <= 10
         kept_by_bank.append(ctx.bank.covers.facts)
     assert max(kept_by_bank) > 0

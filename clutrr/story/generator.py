@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import random
-from typing import cast
+from typing import Final, cast
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -271,15 +271,14 @@ def _family_config(config: GeneratorConfig, k: int, noise: str = "none") -> Fami
     return config.family
 
 
-def _family(ctx: _Context, key: tuple) -> Family:
-    """The family of ``key`` (a block's, or one index's), sampled from its own seeded source;
-    the last few are kept (the indices of a block share their families)."""
+def _family(ctx: _Context, key: tuple[int, ...], seed: int, split: str, k: int, noise: str) -> Family:
+    """The family of ``key`` (a block's ``(block, tries)``, or one index's ``(index, attempt, tries)``), sampled
+    from its own seeded source; the last few are kept (the indices of a block share their families)."""
     families = ctx.families
     fam = families.get(key)
     if fam is None:
-        fam = draw_family(ctx.family, ctx.kb, seeded(stable_hash("family", *key)))
-        kept = WINDOW_FAMILIES_KEPT if fam.size > DENSE_MAX_PEOPLE // 2 else \
-            KIN_FAMILIES_KEPT if ctx.kb.system else FAMILIES_KEPT  # a kinship system's blocks need more
+        fam = draw_family(ctx.family, ctx.kb, seeded(stable_hash("family", seed, split, k, noise, *key)))
+        kept = WINDOW_FAMILIES_KEPT if fam.size > DENSE_MAX_PEOPLE // 2 else ctx.knobs.families_kept
         if len(families) >= kept:
             for old in list(families)[:len(families) - kept + 1]:  # the oldest
                 families.pop(old, None)
@@ -387,6 +386,7 @@ class _Context:
     words: list[tuple[str | None, str | None]]  # [predicate][gender]: KB.word, read without a call
     male_names: list[str]  # clutrr.core.names.load_names(), read without a call
     female_names: list[str]
+    knobs: _Knobs  # the config's settings and the context's constants a story reads
     families: dict = field(default_factory=dict, compare=False)  # family key -> Family (the last few)
     shapes: FactMemo = field(default_factory=lambda: FactMemo(SHAPE_FACTS), compare=False)  # chain -> _Shape
     orders: dict = field(default_factory=dict, compare=False)  # target words' order per (kind, block)
@@ -413,24 +413,79 @@ def _context(config: GeneratorConfig, seed: int, split: str, k: int, noise: str)
                     offered_targets(config, k), offered_targets(config, 1) if config.query != "reasoning" else (),
                     _family_config(config, k, noise), _HashPrefix("example", seed, split, k, noise),
                     _HashPrefix("id", seed, split, k, noise, size=16),
-                    predicate_words(kb), *_name_pools())
+                    predicate_words(kb), *_name_pools(), _Knobs(config, kb, k, noise))
 
 
-def _shape(ctx: _Context, config: GeneratorConfig, seed: int, chain: Chain, genders: list[int]) -> _Shape:
+class _Knobs:
+    """What a story reads of its config, KB, k and noise kind, copied once per context: reads of
+    a native object's fields (the config is a Python class: each of its reads is a lookup)."""
+
+    def __init__(self, config: GeneratorConfig, kb: KB, k: int, noise: str) -> None:
+        self.question = config.question
+        self.query = config.query
+        self.mixed = config.query == "mixed"
+        self.block_size = config.stories_per_family * (BLOCKS_SHARED if kb.system else 1)  # clutrr.kinship.sampling
+        self.kinship = bool(kb.system)
+        self.families_kept = KIN_FAMILIES_KEPT if kb.system else FAMILIES_KEPT  # a kinship system's blocks need more
+        self.tries_per_family = chains_per_family(k)
+        self.connected = noise == CONNECTED
+        self.noise_facts = config.noise_facts
+        self.holdout = config.holdout
+        self.max_piece = config.max_piece
+        self.brackets = config.brackets
+        self.context_words = config.context_words
+        self.depth = config.depth
+        self.difficulty = config.difficulty
+        self.task = TASK_OF_NOISE[noise]
+        self.facts = range(k)  # a chain's edge indices and people, as rendering takes them
+        self.chain_people = range(k + 1)
+        self.table: list[list[int]] = kb.table  # kb.compose, read without a call
+
+
+def _shape(ctx: _Context, seed: int, chain: Chain, genders: list[int]) -> _Shape:
     people = [genders[p] for p in chain.people]
     key = (*chain.preds, *people)
     hit = ctx.shapes.get(key)
     if hit is None:
-        k, word = chain.k, ctx.words
+        k, word, knobs = chain.k, ctx.words, ctx.knobs
         words = tuple([cast(str, word[p][people[i + 1]]) for i, p in enumerate(chain.preds)])
         pattern = "-".join(words)
         heads = tuple([GENDERS[g] for g in people[:-1]])
-        hit = ctx.shapes.keep(key, _Shape(words, pattern, pattern_heldout(pattern, k, seed, config.holdout), heads,
-                                          path_plan(ctx.bank, words, heads, config.max_piece, keep=False)), k)
+        hit = ctx.shapes.keep(key, _Shape(words, pattern, pattern_heldout(pattern, k, seed, knobs.holdout), heads,
+                                          path_plan(ctx.bank, words, heads, knobs.max_piece, keep=False)), k)
     return hit
 
 
-_LAST_CONTEXT: list[tuple] = [(None,) * 6]  # the last (config, seed, split, k, noise, context) asked for
+class _Recent:
+    """The context asked for last and what it was asked for (a run asks for one many times in a row)."""
+
+    def __init__(self) -> None:
+        self.config: GeneratorConfig | None = None
+        self.seed = 0
+        self.split = ""
+        self.k = 0
+        self.noise = ""
+        self.ctx: _Context | None = None
+
+
+_RECENT: Final = _Recent()
+
+
+def forget_recent_context() -> None:
+    """Forget the context asked for last (tests, to start cold)."""
+    _RECENT.config = _RECENT.ctx = None
+
+
+def _recent_context(config: GeneratorConfig, seed: int, split: str, k: int, noise: str) -> _Context:
+    """``_context(...)``, with the last one asked for at hand without the cache's lookup."""
+    recent = _RECENT
+    ctx = recent.ctx
+    if ctx is None or recent.config is not config or recent.seed != seed or recent.split != split \
+            or recent.k != k or recent.noise != noise:
+        ctx = _context(config, seed, split, k, noise)
+        recent.config, recent.seed, recent.split, recent.k, recent.noise, recent.ctx = \
+            config, seed, split, k, noise, ctx
+    return ctx
 
 
 def chains_per_family(k: int) -> int:
@@ -451,20 +506,20 @@ def make_example(
     and its question is then chosen from it (:mod:`clutrr.questions`); a story without a
     question of the row's form gives way to the next story drawn for the same index.
     """
-    if config.question == RELATION:
-        return _story(config, k, noise, seed, index, split, attempt)
+    ctx = _recent_context(config, seed, split, k, noise)
+    if ctx.knobs.question == RELATION:
+        return _story(ctx, k, noise, seed, index, split, attempt)
     form, nth = form_of(config.question, index, stable_hash("forms", seed, split, k, noise, index // 5))
     yes = yes_of(nth, stable_hash("yesno", seed, split, k, noise, form, nth // 2) & 1)
     single = None  # a people question's first story whose set has one name, kept while larger ones are sought
     for redraw in range(MAX_ATTEMPTS):
-        ex = _story(config, k, noise, seed, index, split, attempt, redraw)
+        ex = _story(ctx, k, noise, seed, index, split, attempt, redraw)
         if form == RELATION:
             ex.question = Question(RELATION, ex.query, ex.target, ex.target)
             return ex
         rng = random.Random(stable_hash("question", seed, split, k, noise, index, attempt, redraw))
-        askable = _context(config, seed, split, k, noise).target_ok
         ex.question = pick_question(ex.kb, ex.family, ex.people, ex.genders, ex.names,
-                                    [(a, p, b) for a, p, b, _ in ex.edges], form, askable, yes, rng)
+                                    [(a, p, b) for a, p, b, _ in ex.edges], form, ctx.target_ok, yes, rng)
         if ex.question is not None and (form != "people" or len(cast(list, ex.question.answer)) > 1):
             return ex
         single = single or (ex if ex.question is not None else None)
@@ -473,31 +528,24 @@ def make_example(
     raise GenerationError(f"no story for k={k}, noise={noise} has a {form} question after {MAX_ATTEMPTS} stories")
 
 
-def _story(config: GeneratorConfig, k: int, noise: str, seed: int, index: int, split: str, attempt: int,
+def _story(ctx: _Context, k: int, noise: str, seed: int, index: int, split: str, attempt: int,
            redraw: int = 0) -> Example:
     """The story of :func:`make_example` (``redraw`` > 0: another story for the same arguments)."""
-    last = _LAST_CONTEXT[0]
-    if last[0] is config and last[1] == seed and last[2] == split and last[3] == k and last[4] == noise:
-        ctx = last[5]
-    else:
-        ctx = _context(config, seed, split, k, noise)
-        _LAST_CONTEXT[0] = (config, seed, split, k, noise, ctx)
-    kb = ctx.kb
+    kb, knobs = ctx.kb, ctx.knobs
     rng = seeded(ctx.example_hash.of_ints(index, attempt) if not redraw else ctx.example_hash(index, attempt, redraw))
-    coin = stable_hash("mixed", seed, split, k, noise, index // 2) & 1 if config.query == "mixed" else 0
-    memory, nth = row_kind(config.query, index, coin)
+    coin = stable_hash("mixed", seed, split, k, noise, index // 2) & 1 if knobs.mixed else 0
+    memory, nth = row_kind(knobs.query, index, coin)
     if memory:
         want = _target_word(ctx.stated, seed, split, k, f"{noise}/memory", nth, ctx.orders)
     elif redraw:  # another story for a question of another form: any chain target (the question asks another)
         want = ctx.targets[rng.randrange(len(ctx.targets))]
     else:
         want = _target_word(ctx.targets, seed, split, k, noise, nth, ctx.orders)
-    block = index // (config.stories_per_family * (BLOCKS_SHARED if kb.system else 1))  # clutrr.kinship.sampling
-    tries_per_family = chains_per_family(k)
+    block = index // knobs.block_size
+    tries_per_family = knobs.tries_per_family
     for tries in range(MAX_ATTEMPTS):
         # the indices of a block share their families, so retries mostly hit the cache
-        family = _family(ctx, (seed, split, k, noise, block, tries) if attempt == 0 else
-                         (seed, split, k, noise, index, attempt, tries))
+        family = _family(ctx, (block, tries) if attempt == 0 else (index, attempt, tries), seed, split, k, noise)
         if memory:  # the word asked is a stated fact's: chains likely to state it first, then any
             likely = chain_targets(kb, want[0], k) if tries < MAX_ATTEMPTS // 4 else None
             targets = [(p, g) for p, g in present_targets(family) if likely is None or p in likely]
@@ -516,7 +564,7 @@ def _story(config: GeneratorConfig, k: int, noise: str, seed: int, index: int, s
         table = word_pairs(family)
         start, count = table.spans.get((pred, gender), (0, 0))
         xs, ys = table.xs, table.ys
-        if kb.system and k > 1:  # a terminology's wide terms: only pairs the chainer's first step can expand
+        if knobs.kinship and k > 1:  # a terminology's wide terms: only pairs the chainer's first step can expand
             xs, ys = expandable_pairs(family, kb, (pred, gender))
             start, count = 0, len(xs)
         for j in sample_indices(rng, count, min(count, tries_per_family)):
@@ -524,11 +572,11 @@ def _story(config: GeneratorConfig, k: int, noise: str, seed: int, index: int, s
             chain = backward_chain(family, kb, k, x, z, rng, ctx.allowed)
             if chain is None:
                 continue
-            shape = _shape(ctx, config, seed, chain, family.genders)
+            shape = _shape(ctx, seed, chain, family.genders)
             if split == "train" and shape.heldout:
                 continue
-            noise_paths = connected_noise(family, chain, config.noise_facts, rng, ctx.allowed) \
-                if noise == CONNECTED else add_noise(family, chain, noise, config.noise_facts, rng, ctx.allowed)
+            noise_paths = connected_noise(family, chain, knobs.noise_facts, rng, ctx.allowed) \
+                if knobs.connected else add_noise(family, chain, noise, knobs.noise_facts, rng, ctx.allowed)
             if noise_paths is None:
                 continue
             query = None
@@ -537,28 +585,28 @@ def _story(config: GeneratorConfig, k: int, noise: str, seed: int, index: int, s
                                     want if tries < MAX_ATTEMPTS // 2 else None, ctx.target_ok, rng)
                 if query is None:
                     continue
-            return _assemble(config, kb, ctx, family, chain, shape, noise_paths, rng, query,
+            return _assemble(ctx, family, chain, shape, noise_paths, rng, query,
                              k=k, noise=noise, seed=seed, index=index, split=split, attempt=attempt)
     raise GenerationError(f"no example for k={k}, noise={noise} after {MAX_ATTEMPTS} families")
 
 
-def _assemble(config: GeneratorConfig, kb: KB, ctx: _Context, family: Family, chain: Chain, shape: _Shape,
-              noise_paths: list[tuple[str, list[Fact]]], rng: random.Random, query: Fact | None, *, k: int, noise: str,
-              seed: int, index: int, split: str, attempt: int) -> Example:
-    bank = ctx.bank
+def _assemble(ctx: _Context, family: Family, chain: Chain, shape: _Shape, noise_paths: list[tuple[str, list[Fact]]],
+              rng: random.Random, query: Fact | None, *, k: int, noise: str, seed: int, index: int, split: str,
+              attempt: int) -> Example:
+    kb, bank, knobs = ctx.kb, ctx.bank, ctx.knobs
     people = chain.people
     edges: list[tuple[int, int, int, str]] = [(i, p, i + 1, "none") for i, p in enumerate(chain.preds)]
     family_genders = family.genders
     words = list(shape.words)
     pos: dict[int, int] = {}
-    paths: list[tuple[range, list[int]]] = []  # each noise path's (edge indices, people) over story people
+    paths: list[tuple[int, list[int]]] = []  # each noise path's first edge index and people, over story people
     if noise_paths or query is not None:
         people = list(people)
         pos = {p: i for i, p in enumerate(people)}
         word = ctx.words
         for kind, facts in noise_paths:
-            start = len(edges)
             path: list[int] = []
+            paths.append((len(edges), path))
             ib = -1
             for a, p, b in facts:
                 ia = pos.get(a, -1)
@@ -573,35 +621,34 @@ def _assemble(config: GeneratorConfig, kb: KB, ctx: _Context, family: Family, ch
                 words.append(cast(str, word[p][family_genders[b]]))
                 path.append(ia)
             path.append(ib)
-            paths.append((range(start, len(edges)), path))
     genders = [family_genders[p] for p in people]
     names = _names(genders, rng, ctx.male_names, ctx.female_names)
-    if config.context_words:  # a stream of its own: the story is the same at every padded length
+    if knobs.context_words:  # a stream of its own: the story is the same at every padded length
         context_rng = seeded(stable_hash("context", seed, split, k, noise, index, attempt))
         names = with_surnames(names, context_rng)
 
-    _check(kb, family, chain, shape, edges, people)
+    _check(kb, knobs.table, family, chain, shape, edges, people)
     qa, qb, qpred = (0, k, chain.target) if query is None else (pos[query[0]], pos[query[2]], query[1])
     if query is not None:
         check_retrieval(kb, [(a, p, b) for a, p, b, _ in edges], (qa, qpred, qb))
 
     used: set[str] = set()  # no template twice in one story
-    marks = [f"[{n}]" for n in names] if config.brackets else names
-    chain_pieces = render_plan(bank, shape.plan, range(k), range(k + 1), marks, genders, rng, used)
+    marks = [f"[{n}]" for n in names] if knobs.brackets else names
+    chain_pieces = render_plan(bank, shape.plan, knobs.facts, knobs.chain_people, marks, genders, rng, used)
     story_pieces = list(chain_pieces)
-    for ids, path in paths:
-        plan = path_plan(bank, tuple(words[ids.start:ids.stop]), tuple([GENDERS[genders[p]] for p in path[:-1]]),
-                         config.max_piece)
-        story_pieces += render_plan(bank, plan, ids, path, marks, genders, rng, used)
+    for first, path in paths:
+        stop = first + len(path) - 1
+        plan = path_plan(bank, tuple(words[first:stop]), tuple([GENDERS[genders[p]] for p in path[:-1]]),
+                         knobs.max_piece)
+        story_pieces += render_plan(bank, plan, range(first, stop), path, marks, genders, rng, used)
     shuffle(rng, story_pieces)
     target_word = cast(str, ctx.words[qpred][genders[qb]])
     target_piece = render_fact(bank, target_word, qa, qb, marks, genders, rng)
-    task = MEMORY_TASK if query is not None else TASK_OF_NOISE[noise]
+    task = MEMORY_TASK if query is not None else knobs.task
     story = " ".join([p.text for p in story_pieces])
     context = None
-    if config.context_words:
-        padding = Padding(config.context_words, config.depth, ctx.family, ctx.allowed, config.max_piece,
-                          config.brackets)
+    if knobs.context_words:
+        padding = Padding(knobs.context_words, knobs.depth, ctx.family, ctx.allowed, knobs.max_piece, knobs.brackets)
         story, context = pad_story(kb, bank, padding, story_pieces, k, names, [(a, p, b) for a, p, b, _ in edges],
                                    (qa, qb), qpred, context_rng)
     return Example(
@@ -611,7 +658,7 @@ def _assemble(config: GeneratorConfig, kb: KB, ctx: _Context, family: Family, ch
         target=target_word, pattern=shape.pattern,
         heldout=shape.heldout, proof=chain.proof if query is None else [],  # a memory query's answer is stated
         story=story, clean_pieces=chain_pieces, pieces=story_pieces, target_piece=target_piece, context=context,
-        chain=chain, noise=noise_paths, family=family, with_difficulty=config.difficulty)
+        chain=chain, noise=noise_paths, family=family, with_difficulty=knobs.difficulty)
 
 
 def _name_pools() -> tuple[list[str], list[str]]:
@@ -632,13 +679,13 @@ def _names(genders: list[int], rng: random.Random, male: list[str], female: list
     return names
 
 
-def _check(kb: KB, family: Family, chain: Chain, shape: _Shape, edges: list[tuple[int, int, int, str]],
-           people: list[int]) -> None:
+def _check(kb: KB, table: list[list[int]], family: Family, chain: Chain, shape: _Shape,
+           edges: list[tuple[int, int, int, str]], people: list[int]) -> None:
     """Assert the guarantees: a simple path of true facts that entails exactly the target.
 
     ``edges`` are ``(head, predicate, tail, kind)`` over story people, whose family ids are
-    ``people``. The chain's proof shows that one bracketing derives the target. When the
-    family's relations among the story's people are closed under the KB (always, for a sound
+    ``people`` (``table`` is ``kb.table``). The chain's proof shows that one bracketing derives
+    the target. When the family's relations among the story's people are closed under the KB (always, for a sound
     KB), everything the story entails is true, and the query pair has one true relation: so
     every bracketing, and the whole noisy story, entails exactly the target. Otherwise, and
     for short clean chains (where it is cheaper), what the chain and the story entail is
@@ -651,7 +698,7 @@ def _check(kb: KB, family: Family, chain: Chain, shape: _Shape, edges: list[tupl
     for a, p, b, _ in edges:
         if not rows[p][people[a]] >> people[b] & 1:
             raise AssertionError("the story states a fact that is false in the family")
-    if family.relation(x, z) != chain.target or not _proof_derives(kb, chain):
+    if family.relation(x, z) != chain.target or not _proof_derives(table, chain):
         raise AssertionError("the chain's proof does not derive the query pair's one relation")
     if len(edges) > k or k > CYK_MAX_K:
         if _family_closed(kb, family):
@@ -690,14 +737,13 @@ def _family_closed(kb: KB, family: Family) -> bool:
     return hit
 
 
-def _proof_derives(kb: KB, chain: Chain) -> bool:
+def _proof_derives(table: list[list[int]], chain: Chain) -> bool:
     """Replay the proof: the target fact, rewritten rule by rule, becomes exactly the chain.
 
     The facts being rewritten always form a path, held as ``pred[head]`` and ``tail[head]``
     for the fact "tail[head] is head's pred[head]" (a step that would bring a person back into
-    the path fails: the chain is a simple path).
+    the path fails: the chain is a simple path). ``table`` is the KB's ``kb.table`` (its compose).
     """
-    table: list[list[int]] = kb.table  # kb.compose, read without a call
     x, z = chain.people[0], chain.people[-1]
     pred: dict[int, int] = {x: chain.target}
     tail: dict[int, int] = {x: z}
