@@ -43,20 +43,20 @@ from clutrr.story.example import Example, predicate_words
 from clutrr.story.long_context import MAX_CONTEXT_WORDS, Padding, pad_story
 
 MAX_K = 100
-MAX_ATTEMPTS = 400
+MAX_ATTEMPTS: Final = 400
 CHAINS_PER_FAMILY = 4
 LARGE_FAMILY_K = 13
 WINDOW_K = 31  # from here on, families are windows of a larger genealogy (clutrr.core.large_family)
 WINDOW_GENERATIONS = 8
 WINDOW_NOISE_FACTS = 50
 PROBE_FAMILIES = 40
-FAMILY_CHECK_MAX = 64  # up to this size, checking a whole family once is cheaper than each story
+FAMILY_CHECK_MAX: Final = 64  # up to this size, checking a whole family once is cheaper than each story
 FAMILIES_KEPT = 16  # per context: the families of the last few blocks
-WINDOW_FAMILIES_KEPT = 4  # of families above half DENSE_MAX_PEOPLE (about 11 MB each at 600 people)
-HELDOUT_MEMO_K = 10  # held-out flags of patterns up to this length are remembered
+WINDOW_FAMILIES_KEPT: Final = 4  # of families above half DENSE_MAX_PEOPLE (about 11 MB each at 600 people)
+HELDOUT_MEMO_K: Final = 10  # held-out flags of patterns up to this length are remembered
 SHAPE_FACTS = 16_384  # per context: chain shapes kept, counted in facts (each holds a render plan)
 SET_REDRAWS = 8  # stories drawn for a people question before the first whose set has one name is taken
-CYK_MAX_K = 8  # clean chains up to this length are checked by their CYK table instead
+CYK_MAX_K: Final = 8  # clean chains up to this length are checked by their CYK table instead
 SPLITS = ("train", "test")
 Fact = tuple[int, int, int]
 
@@ -357,7 +357,7 @@ def _target_order(seed: int, split: str, k: int, noise: str, block: int, n: int)
 
 
 def _target_word(words: tuple[tuple[int, int], ...], seed: int, split: str, k: int, noise: str, index: int,
-                 orders: dict) -> tuple[int, int]:
+                 orders: dict[tuple[str, int], tuple[int, ...]]) -> tuple[int, int]:
     """Stratified target: each block of len(words) indices uses every word once (in an order
     seeded per block, kept in ``orders``)."""
     n = len(words)
@@ -386,10 +386,12 @@ class _Context:
     words: list[tuple[str | None, str | None]]  # [predicate][gender]: KB.word, read without a call
     male_names: list[str]  # clutrr.core.names.load_names(), read without a call
     female_names: list[str]
+    male_marks: list[str]  # the names in brackets, as stories show them
+    female_marks: list[str]
     knobs: _Knobs  # the config's settings and the context's constants a story reads
     families: dict = field(default_factory=dict, compare=False)  # family key -> Family (the last few)
     shapes: FactMemo = field(default_factory=lambda: FactMemo(SHAPE_FACTS), compare=False)  # chain -> _Shape
-    orders: dict = field(default_factory=dict, compare=False)  # target words' order per (kind, block)
+    orders: dict[tuple[str, int], tuple[int, ...]] = field(default_factory=dict, compare=False)  # target words' order per (kind, block)
 
 
 @dataclass
@@ -421,7 +423,7 @@ class _Knobs:
     a native object's fields (the config is a Python class: each of its reads is a lookup)."""
 
     def __init__(self, config: GeneratorConfig, kb: KB, k: int, noise: str) -> None:
-        self.question = config.question
+        self.relation_question = config.question == RELATION
         self.query = config.query
         self.mixed = config.query == "mixed"
         self.block_size = config.stories_per_family * (BLOCKS_SHARED if kb.system else 1)  # clutrr.kinship.sampling
@@ -443,14 +445,20 @@ class _Knobs:
 
 
 def _shape(ctx: _Context, seed: int, chain: Chain, genders: list[int]) -> _Shape:
-    people = [genders[p] for p in chain.people]
-    key = (*chain.preds, *people)
+    key = 0  # the chain's predicates and its people's genders, as the digits of one int (k is the context's)
+    base = len(ctx.words)
+    for p in chain.preds:
+        key = key * base + p
+    for person in chain.people:
+        key = key * 2 + genders[person]
     hit = ctx.shapes.get(key)
     if hit is None:
+        people = [genders[p] for p in chain.people]
         k, word, knobs = chain.k, ctx.words, ctx.knobs
         words = tuple([cast(str, word[p][people[i + 1]]) for i, p in enumerate(chain.preds)])
         pattern = "-".join(words)
-        heads = tuple([GENDERS[g] for g in people[:-1]])
+        gender_words = GENDERS
+        heads = tuple([gender_words[g] for g in people[:-1]])
         hit = ctx.shapes.keep(key, _Shape(words, pattern, pattern_heldout(pattern, k, seed, knobs.holdout), heads,
                                           path_plan(ctx.bank, words, heads, knobs.max_piece, keep=False)), k)
     return hit
@@ -507,7 +515,7 @@ def make_example(
     question of the row's form gives way to the next story drawn for the same index.
     """
     ctx = _recent_context(config, seed, split, k, noise)
-    if ctx.knobs.question == RELATION:
+    if ctx.knobs.relation_question:
         return _story(ctx, k, noise, seed, index, split, attempt)
     form, nth = form_of(config.question, index, stable_hash("forms", seed, split, k, noise, index // 5))
     yes = yes_of(nth, stable_hash("yesno", seed, split, k, noise, form, nth // 2) & 1)
@@ -598,22 +606,24 @@ def _assemble(ctx: _Context, family: Family, chain: Chain, shape: _Shape, noise_
     edges: list[tuple[int, int, int, str]] = [(i, p, i + 1, "none") for i, p in enumerate(chain.preds)]
     family_genders = family.genders
     words = list(shape.words)
-    pos: dict[int, int] = {}
+    pos: list[int] = []  # [family id]: story person, or -1
     paths: list[tuple[int, list[int]]] = []  # each noise path's first edge index and people, over story people
     if noise_paths or query is not None:
         people = list(people)
-        pos = {p: i for i, p in enumerate(people)}
+        pos = [-1] * family.size
+        for i, p in enumerate(people):
+            pos[p] = i
         word = ctx.words
         for kind, facts in noise_paths:
             path: list[int] = []
             paths.append((len(edges), path))
             ib = -1
             for a, p, b in facts:
-                ia = pos.get(a, -1)
+                ia = pos[a]
                 if ia < 0:
                     ia = pos[a] = len(people)
                     people.append(a)
-                ib = pos.get(b, -1)
+                ib = pos[b]
                 if ib < 0:
                     ib = pos[b] = len(people)
                     people.append(b)
@@ -622,10 +632,11 @@ def _assemble(ctx: _Context, family: Family, chain: Chain, shape: _Shape, noise_
                 path.append(ia)
             path.append(ib)
     genders = [family_genders[p] for p in people]
-    names = _names(genders, rng, ctx.male_names, ctx.female_names)
+    names, marks = _names(genders, rng, ctx)
     if knobs.context_words:  # a stream of its own: the story is the same at every padded length
         context_rng = seeded(stable_hash("context", seed, split, k, noise, index, attempt))
         names = with_surnames(names, context_rng)
+        marks = [f"[{n}]" for n in names] if knobs.brackets else names
 
     _check(kb, knobs.table, family, chain, shape, edges, people)
     qa, qb, qpred = (0, k, chain.target) if query is None else (pos[query[0]], pos[query[2]], query[1])
@@ -633,12 +644,12 @@ def _assemble(ctx: _Context, family: Family, chain: Chain, shape: _Shape, noise_
         check_retrieval(kb, [(a, p, b) for a, p, b, _ in edges], (qa, qpred, qb))
 
     used: set[str] = set()  # no template twice in one story
-    marks = [f"[{n}]" for n in names] if knobs.brackets else names
     chain_pieces = render_plan(bank, shape.plan, knobs.facts, knobs.chain_people, marks, genders, rng, used)
     story_pieces = list(chain_pieces)
+    gender_words = GENDERS
     for first, path in paths:
         stop = first + len(path) - 1
-        plan = path_plan(bank, tuple(words[first:stop]), tuple([GENDERS[genders[p]] for p in path[:-1]]),
+        plan = path_plan(bank, tuple(words[first:stop]), tuple([gender_words[genders[p]] for p in path[:-1]]),
                          knobs.max_piece)
         story_pieces += render_plan(bank, plan, range(first, stop), path, marks, genders, rng, used)
     shuffle(rng, story_pieces)
@@ -661,22 +672,36 @@ def _assemble(ctx: _Context, family: Family, chain: Chain, shape: _Shape, noise_
         chain=chain, noise=noise_paths, family=family, with_difficulty=knobs.difficulty)
 
 
-def _name_pools() -> tuple[list[str], list[str]]:
+def _name_pools() -> tuple[list[str], list[str], list[str], list[str]]:
+    """The male and female first names, then the same in brackets (as stories show them)."""
     pools = load_names()
-    return pools["male"], pools["female"]
+    male, female = pools["male"], pools["female"]
+    return male, female, [f"[{n}]" for n in male], [f"[{n}]" for n in female]
 
 
-def _names(genders: list[int], rng: random.Random, male: list[str], female: list[str]) -> list[str]:
-    """Distinct first names of the given genders (0: from ``male``, 1: from ``female``), men drawn first."""
-    names = [""] * len(genders)
+def _names(genders: list[int], rng: random.Random, ctx: _Context) -> tuple[list[str], list[str]]:
+    """Distinct first names of the given genders (0: male, 1: female), men drawn first, and their
+    marks (the names as a story shows them: in brackets, unless the config says no)."""
+    n = len(genders)
+    names = [""] * n
+    brackets = ctx.knobs.brackets
+    marks = [""] * n if brackets else names
+    women = 0
+    for g in genders:
+        women += g
     for g in range(2):
-        pool = female if g else male
-        idx = [i for i, gg in enumerate(genders) if gg == g]
-        if idx:
-            picks = sample_indices(rng, len(pool), len(idx))
-            for n in range(len(idx)):
-                names[idx[n]] = pool[picks[n]]
-    return names
+        pool, pool_marks = (ctx.female_names, ctx.female_marks) if g else (ctx.male_names, ctx.male_marks)
+        count = women if g else n - women
+        if count:
+            picks = sample_indices(rng, len(pool), count)
+            j = 0
+            for i in range(n):
+                if genders[i] == g:
+                    names[i] = pool[picks[j]]
+                    if brackets:
+                        marks[i] = pool_marks[picks[j]]
+                    j += 1
+    return names, marks
 
 
 def _check(kb: KB, table: list[list[int]], family: Family, chain: Chain, shape: _Shape,
@@ -692,7 +717,7 @@ def _check(kb: KB, table: list[list[int]], family: Family, chain: Chain, shape: 
     computed (CYK table, closure).
     """
     k, x, z = chain.k, chain.people[0], chain.people[-1]
-    if len(set(chain.people)) != k + 1:
+    if len(chain.people) != k + 1 or not _distinct(chain.people):
         raise AssertionError("chain is not a simple path")
     rows = family.rows
     for a, p, b, _ in edges:
@@ -712,6 +737,16 @@ def _check(kb: KB, table: list[list[int]], family: Family, chain: Chain, shape: 
         raise AssertionError("chain does not uniquely entail its target")
     if len(edges) > k and story_closure(kb, [(a, p, b) for a, p, b, _ in edges]).get((0, k), 0) != target_bits:
         raise AssertionError("noise changed what the story entails")
+
+
+def _distinct(people: list[int]) -> bool:
+    """Whether no person id occurs twice (by bits: no set built)."""
+    seen = 0
+    for person in people:
+        if seen >> person & 1:
+            return False
+        seen |= 1 << person
+    return True
 
 
 _ENTAILED: dict[tuple, tuple[KB, int]] = {}
@@ -741,24 +776,29 @@ def _proof_derives(table: list[list[int]], chain: Chain) -> bool:
     """Replay the proof: the target fact, rewritten rule by rule, becomes exactly the chain.
 
     The facts being rewritten always form a path, held as ``pred[head]`` and ``tail[head]``
-    for the fact "tail[head] is head's pred[head]" (a step that would bring a person back into
-    the path fails: the chain is a simple path). ``table`` is the KB's ``kb.table`` (its compose).
+    for the fact "tail[head] is head's pred[head]" (``tail[head]`` is -1 for a person who heads
+    none; a step that would bring a person back into the path fails: the chain is a simple
+    path). Those are lists over the chain's person ids: a step naming anyone beyond them fails,
+    as such a person would be left in the path. ``table`` is the KB's ``kb.table`` (its compose).
     """
-    x, z = chain.people[0], chain.people[-1]
-    pred: dict[int, int] = {x: chain.target}
-    tail: dict[int, int] = {x: z}
+    people = chain.people
+    n = max(people) + 1
+    x, z = people[0], people[-1]
+    pred = [-1] * n
+    tail = [-1] * n
+    pred[x], tail[x] = chain.target, z
     for goal, f1, f2 in chain.proof:
         a, r, b = goal
         c = f1[2]
         r1, r2 = f1[1], f2[1]
-        if table[r1][r2] != r or f1[0] != a or f2[0] != c or f2[2] != b or pred.get(a, -1) != r or tail[a] != b \
-                or c in pred or c == z:
+        if not (0 <= a < n and 0 <= c < n) or table[r1][r2] != r or f1[0] != a or f2[0] != c or f2[2] != b \
+                or tail[a] < 0 or pred[a] != r or tail[a] != b or tail[c] >= 0 or c == z:
             return False
         pred[a], tail[a] = r1, c
         pred[c], tail[c] = r2, b
     head = x
     for i, p in enumerate(chain.preds):
-        if pred.get(head, -1) != p or tail[head] != chain.people[i + 1]:
+        if pred[head] != p or tail[head] != people[i + 1]:
             return False
         head = tail[head]
-    return len(pred) == chain.k
+    return len(chain.proof) + 1 == chain.k  # each step added one person: the path's heads are the chain's
