@@ -439,8 +439,8 @@ class _Knobs:
         self.depth = config.depth
         self.difficulty = config.difficulty
         self.task = TASK_OF_NOISE[noise]
-        self.facts = range(k)  # a chain's edge indices and people, as rendering takes them
-        self.chain_people = range(k + 1)
+        self.facts = list(range(k))  # a chain's edge indices and people, as rendering takes them (lists)
+        self.chain_people = list(range(k + 1))
         self.table: list[list[int]] = kb.table  # kb.compose, read without a call
 
 
@@ -651,7 +651,8 @@ def _assemble(ctx: _Context, family: Family, chain: Chain, shape: _Shape, noise_
         stop = first + len(path) - 1
         plan = path_plan(bank, tuple(words[first:stop]), tuple([gender_words[genders[p]] for p in path[:-1]]),
                          knobs.max_piece)
-        story_pieces += render_plan(bank, plan, range(first, stop), path, marks, genders, rng, used)
+        story_pieces += render_plan(bank, plan, [first + j for j in range(stop - first)], path, marks, genders, rng,
+                                    used)
     shuffle(rng, story_pieces)
     target_word = cast(str, ctx.words[qpred][genders[qb]])
     target_piece = render_fact(bank, target_word, qa, qb, marks, genders, rng)
@@ -782,7 +783,9 @@ def _proof_derives(table: list[list[int]], chain: Chain) -> bool:
     as such a person would be left in the path. ``table`` is the KB's ``kb.table`` (its compose).
     """
     people = chain.people
-    n = max(people) + 1
+    n = 0
+    for person in people:
+        n = max(n, person + 1)
     x, z = people[0], people[-1]
     pred = [-1] * n
     tail = [-1] * n
