@@ -158,12 +158,13 @@ def test_a_fact_memo_forgets_everything_before_passing_its_budget():
 def test_example_ids_are_the_version_4_uuids_of_their_hashes():
     import uuid
 
-    from clutrr.story.generator import _HashPrefix, uuid4_hex
+    from clutrr.story.generator import _HashPrefix, ints_part, uuid4_hex
 
     ids = _HashPrefix("id", 5, "train", 3, "none", size=16)
     for index in range(0, 300_000, 997):
         for attempt in (0, 1, 7):
             n = ids(index, attempt)
-            assert ids.uuid4_of_ints(index, attempt) == str(uuid.UUID(int=n, version=4)) == uuid4_hex(f"{n:032x}")
+            uuid4 = ids.uuid4_of_ints(ints_part(index, attempt))
+            assert uuid4 == str(uuid.UUID(int=n, version=4)) == uuid4_hex(f"{n:032x}")
     examples = _HashPrefix("example", 5, "train", 3, "none")
-    assert [examples.of_ints(i, 2) for i in range(50)] == [examples(i, 2) for i in range(50)]
+    assert [examples.of_ints(ints_part(i, 2)) for i in range(50)] == [examples(i, 2) for i in range(50)]

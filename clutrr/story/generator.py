@@ -148,19 +148,27 @@ class _HashPrefix:
         h.update("\x1f".join(map(repr, rest)).encode())
         return int.from_bytes(h.digest(), "big")
 
-    def of_ints(self, a: int, b: int) -> int:
-        """``self(a, b)`` for two ints (an int's repr is its digits), with no tuple or reprs built."""
-        return int.from_bytes(self._hashed_ints(a, b).digest(), "big")
+    def of_ints(self, ints: bytes) -> int:
+        """``self(a, b)`` for ``ints = ints_part(a, b)``, with no tuple or reprs built (a story's two
+        hashes continue with the same ints, made once)."""
+        return int.from_bytes(self._continued(ints).digest(), "big")
 
-    def uuid4_of_ints(self, a: int, b: int) -> str:
-        """``str(uuid.UUID(int=self(a, b), version=4))`` for a prefix of 16 bytes, from the hash's hex digits."""
-        return uuid4_hex(self._hashed_ints(a, b).hexdigest())
+    def uuid4_of_ints(self, ints: bytes) -> str:
+        """``str(uuid.UUID(int=self(a, b), version=4))`` for ``ints = ints_part(a, b)`` and a prefix of
+        16 bytes, from the hash's hex digits."""
+        return uuid4_hex(self._continued(ints).hexdigest())
 
-    def _hashed_ints(self, a: int, b: int) -> hashlib.blake2b:
-        """The prefix's hash, continued with two ints as ``self(a, b)`` hashes them."""
+    def _continued(self, data: bytes) -> hashlib.blake2b:
+        """The prefix's hash, continued with ``data``."""
         h = self._state.copy()
-        h.update(f"{a}\x1f{b}".encode())
+        h.update(data)
         return h
+
+
+def ints_part(a: int, b: int) -> bytes:
+    """What :class:`_HashPrefix` hashes for two ints after its prefix, as ``self(a, b)`` does (an
+    int's repr is its digits)."""
+    return f"{a}\x1f{b}".encode()
 
 
 _VARIANT = {d: "89ab"[int(d, 16) & 3] for d in "0123456789abcdef"}  # a UUID's variant digit, by the digit it replaces
@@ -181,7 +189,20 @@ def pattern_heldout(pattern: str, k: int, seed: int, fraction: float) -> bool:
 
 
 def _heldout(pattern: str, k: int, seed: int, fraction: float) -> bool:
-    return k > 2 and fraction > 0 and stable_hash("pattern", seed, pattern) < fraction * 2**64
+    return k > 2 and fraction > 0 and _pattern_hash(seed)(pattern) < fraction * 2**64
+
+
+_PATTERN_HASHES: dict[int, _HashPrefix] = {}
+
+
+def _pattern_hash(seed: int) -> _HashPrefix:
+    """``stable_hash("pattern", seed, ...)`` with its first parts hashed once per seed."""
+    hit = _PATTERN_HASHES.get(seed)
+    if hit is None:
+        if len(_PATTERN_HASHES) >= 64:
+            _PATTERN_HASHES.clear()
+        hit = _PATTERN_HASHES[seed] = _HashPrefix("pattern", seed)
+    return hit
 
 
 _heldout_memo = lru_cache(maxsize=1 << 16)(_heldout)
@@ -391,7 +412,8 @@ class _Context:
     knobs: _Knobs  # the config's settings and the context's constants a story reads
     families: dict = field(default_factory=dict, compare=False)  # family key -> Family (the last few)
     shapes: FactMemo = field(default_factory=lambda: FactMemo(SHAPE_FACTS), compare=False)  # chain -> _Shape
-    orders: dict[tuple[str, int], tuple[int, ...]] = field(default_factory=dict, compare=False)  # target words' order per (kind, block)
+    # the target words' order per (kind, block)
+    orders: dict[tuple[str, int], tuple[int, ...]] = field(default_factory=dict, compare=False)
 
 
 @dataclass
@@ -442,15 +464,25 @@ class _Knobs:
         self.facts = list(range(k))  # a chain's edge indices and people, as rendering takes them (lists)
         self.chain_people = list(range(k + 1))
         self.table: list[list[int]] = kb.table  # kb.compose, read without a call
+        self.int_shapes = len(kb.predicates) ** k << (k + 1) < 1 << 62  # a chain shape's key fits an unboxed int
 
 
-def _shape(ctx: _Context, seed: int, chain: Chain, genders: list[int]) -> _Shape:
-    key = 0  # the chain's predicates and its people's genders, as the digits of one int (k is the context's)
+def _shape_key(ctx: _Context, chain: Chain, genders: list[int]) -> object:
+    """The chain's predicates and its people's genders: as the digits of one int (k is the context's)
+    while that fits a machine word, else as a tuple."""
+    if not ctx.knobs.int_shapes:
+        return (*chain.preds, *[genders[person] for person in chain.people])
+    key = 0
     base = len(ctx.words)
     for p in chain.preds:
         key = key * base + p
     for person in chain.people:
         key = key * 2 + genders[person]
+    return key
+
+
+def _shape(ctx: _Context, seed: int, chain: Chain, genders: list[int]) -> _Shape:
+    key = _shape_key(ctx, chain, genders)
     hit = ctx.shapes.get(key)
     if hit is None:
         people = [genders[p] for p in chain.people]
@@ -540,7 +572,8 @@ def _story(ctx: _Context, k: int, noise: str, seed: int, index: int, split: str,
            redraw: int = 0) -> Example:
     """The story of :func:`make_example` (``redraw`` > 0: another story for the same arguments)."""
     kb, knobs = ctx.kb, ctx.knobs
-    rng = seeded(ctx.example_hash.of_ints(index, attempt) if not redraw else ctx.example_hash(index, attempt, redraw))
+    ints = ints_part(index, attempt)  # the example's and its id's hashes end with them
+    rng = seeded(ctx.example_hash.of_ints(ints) if not redraw else ctx.example_hash(index, attempt, redraw))
     coin = stable_hash("mixed", seed, split, k, noise, index // 2) & 1 if knobs.mixed else 0
     memory, nth = row_kind(knobs.query, index, coin)
     if memory:
@@ -593,14 +626,14 @@ def _story(ctx: _Context, k: int, noise: str, seed: int, index: int, split: str,
                                     want if tries < MAX_ATTEMPTS // 2 else None, ctx.target_ok, rng)
                 if query is None:
                     continue
-            return _assemble(ctx, family, chain, shape, noise_paths, rng, query,
+            return _assemble(ctx, family, chain, shape, noise_paths, rng, query, ints,
                              k=k, noise=noise, seed=seed, index=index, split=split, attempt=attempt)
     raise GenerationError(f"no example for k={k}, noise={noise} after {MAX_ATTEMPTS} families")
 
 
 def _assemble(ctx: _Context, family: Family, chain: Chain, shape: _Shape, noise_paths: list[tuple[str, list[Fact]]],
-              rng: random.Random, query: Fact | None, *, k: int, noise: str, seed: int, index: int, split: str,
-              attempt: int) -> Example:
+              rng: random.Random, query: Fact | None, ints: bytes, *, k: int, noise: str, seed: int, index: int,
+              split: str, attempt: int) -> Example:
     kb, bank, knobs = ctx.kb, ctx.bank, ctx.knobs
     people = chain.people
     edges: list[tuple[int, int, int, str]] = [(i, p, i + 1, "none") for i, p in enumerate(chain.preds)]
@@ -664,7 +697,7 @@ def _assemble(ctx: _Context, family: Family, chain: Chain, shape: _Shape, noise_
         story, context = pad_story(kb, bank, padding, story_pieces, k, names, [(a, p, b) for a, p, b, _ in edges],
                                    (qa, qb), qpred, context_rng)
     return Example(
-        kb, id=ctx.id_hash.uuid4_of_ints(index, attempt), split=split, task=task,
+        kb, id=ctx.id_hash.uuid4_of_ints(ints), split=split, task=task,
         k=k, noise_kind=noise, seed=seed, index=index, names=names, genders=genders, people=people, edges=edges,
         words=words, chain_words=shape.words, chain_heads=shape.heads, query=(qa, qb), query_pred=qpred,
         target=target_word, pattern=shape.pattern,
