@@ -292,13 +292,13 @@ def _family_config(config: GeneratorConfig, k: int, noise: str = "none") -> Fami
     return config.family
 
 
-def _family(ctx: _Context, key: tuple[int, ...], seed: int, split: str, k: int, noise: str) -> Family:
+def _family(ctx: _Context, key: tuple[int, ...]) -> Family:
     """The family of ``key`` (a block's ``(block, tries)``, or one index's ``(index, attempt, tries)``), sampled
     from its own seeded source; the last few are kept (the indices of a block share their families)."""
     families = ctx.families
     fam = families.get(key)
     if fam is None:
-        fam = draw_family(ctx.family, ctx.kb, seeded(stable_hash("family", seed, split, k, noise, *key)))
+        fam = draw_family(ctx.family, ctx.kb, seeded(ctx.family_hash(*key)))
         kept = WINDOW_FAMILIES_KEPT if fam.size > DENSE_MAX_PEOPLE // 2 else ctx.knobs.families_kept
         if len(families) >= kept:
             for old in list(families)[:len(families) - kept + 1]:  # the oldest
@@ -404,6 +404,7 @@ class _Context:
     family: FamilyConfig  # what families of this k are sampled with
     example_hash: _HashPrefix  # stable_hash("example", seed, split, k, noise, ...)
     id_hash: _HashPrefix  # stable_hash("id", seed, split, k, noise, ..., size=16)
+    family_hash: _HashPrefix  # stable_hash("family", seed, split, k, noise, ...)
     words: list[tuple[str | None, str | None]]  # [predicate][gender]: KB.word, read without a call
     male_names: list[str]  # clutrr.core.names.load_names(), read without a call
     female_names: list[str]
@@ -436,7 +437,7 @@ def _context(config: GeneratorConfig, seed: int, split: str, k: int, noise: str)
     return _Context(kb, banks(config, seed)[split], allowed, word_mask(kb, vocabulary.targets),
                     offered_targets(config, k), offered_targets(config, 1) if config.query != "reasoning" else (),
                     _family_config(config, k, noise), _HashPrefix("example", seed, split, k, noise),
-                    _HashPrefix("id", seed, split, k, noise, size=16),
+                    _HashPrefix("id", seed, split, k, noise, size=16), _HashPrefix("family", seed, split, k, noise),
                     predicate_words(kb), *_name_pools(), _Knobs(config, kb, k, noise))
 
 
@@ -586,7 +587,7 @@ def _story(ctx: _Context, k: int, noise: str, seed: int, index: int, split: str,
     tries_per_family = knobs.tries_per_family
     for tries in range(MAX_ATTEMPTS):
         # the indices of a block share their families, so retries mostly hit the cache
-        family = _family(ctx, (block, tries) if attempt == 0 else (index, attempt, tries), seed, split, k, noise)
+        family = _family(ctx, (block, tries) if attempt == 0 else (index, attempt, tries))
         if memory:  # the word asked is a stated fact's: chains likely to state it first, then any
             likely = chain_targets(kb, want[0], k) if tries < MAX_ATTEMPTS // 4 else None
             targets = [(p, g) for p, g in present_targets(family) if likely is None or p in likely]
@@ -682,8 +683,8 @@ def _assemble(ctx: _Context, family: Family, chain: Chain, shape: _Shape, noise_
     gender_words = GENDERS
     for first, path in paths:
         stop = first + len(path) - 1
-        plan = path_plan(bank, tuple(words[first:stop]), tuple([gender_words[genders[p]] for p in path[:-1]]),
-                         knobs.max_piece)
+        heads = tuple([gender_words[genders[path[j]]] for j in range(stop - first)])  # each fact's head's gender
+        plan = path_plan(bank, tuple(words[first:stop]), heads, knobs.max_piece)
         story_pieces += render_plan(bank, plan, [first + j for j in range(stop - first)], path, marks, genders, rng,
                                     used)
     shuffle(rng, story_pieces)
