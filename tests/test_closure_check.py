@@ -76,12 +76,12 @@ def test_a_proof_that_does_not_derive_the_chain_is_refused(monkeypatch):
 
 def test_a_proof_replay_refuses_every_kind_of_broken_step(kb):
     chain = make_example(CONFIG, 4, "none", 2, 5, "test").chain
-    assert generator._proof_derives(kb, chain)
+    assert generator._proof_derives(kb.table, chain)
 
     def broken(step: int, change) -> bool:
         proof = list(chain.proof)
         proof[step] = change(*proof[step])
-        return generator._proof_derives(kb, generator.Chain(chain.people, chain.preds, chain.target, proof))
+        return generator._proof_derives(kb.table, generator.Chain(chain.people, chain.preds, chain.target, proof))
 
     other = next(r for r in range(len(kb.predicates)) if r != chain.proof[0][0][1])
     for step in range(len(chain.proof)):
@@ -117,4 +117,4 @@ def test_the_proof_replay_agrees_with_rewriting_the_fact_list(kb):
                 fact[slot] = rng.randrange(len(kb.predicates)) if slot == 1 else rng.choice(people)
             steps = [tuple(tuple(f) for f in step) for step in proof]
             tampered = generator.Chain(chain.people, chain.preds, chain.target, steps)
-            assert generator._proof_derives(kb, tampered) == _replayed_as_a_list(kb, tampered)
+            assert generator._proof_derives(kb.table, tampered) == _replayed_as_a_list(kb, tampered)

@@ -100,7 +100,7 @@ def test_what_is_kept_for_speed_never_changes_an_example():
         generator._context.cache_clear()
         generator._split_banks.cache_clear()
         usable.usable_bank.cache_clear()
-        generator._LAST_CONTEXT[0] = (None,) * 6
+        generator.forget_recent_context()
 
     cold()
     warm = {r: make_example(CONFIG, r[0], r[1], 4, r[2], r[3]) for r in requests}
@@ -124,7 +124,7 @@ def test_kept_shapes_and_plans_stay_bounded_and_never_change_an_example(monkeypa
         generator._context.cache_clear()
         generator._split_banks.cache_clear()
         usable.usable_bank.cache_clear()
-        generator._LAST_CONTEXT[0] = (None,) * 6
+        generator.forget_recent_context()
 
     requests = [(k, noise, i) for k in (3, 10) for noise in ("none", "all") for i in range(40)]
     cold()
@@ -135,7 +135,7 @@ def test_kept_shapes_and_plans_stay_bounded_and_never_change_an_example(monkeypa
     kept_by_bank = []  # the bank keeps the plans of noise paths (a chain's plan is kept with its shape)
     for r in requests:
         assert make_example(CONFIG, r[0], r[1], 9, r[2]).record == roomy[r]
-        ctx = generator._LAST_CONTEXT[0][5]
+        ctx = generator._RECENT.ctx
         assert 0 < ctx.shapes.facts <= 10 and ctx.bank.covers.facts <= 10
         kept_by_bank.append(ctx.bank.covers.facts)
     assert max(kept_by_bank) > 0
@@ -158,12 +158,13 @@ def test_a_fact_memo_forgets_everything_before_passing_its_budget():
 def test_example_ids_are_the_version_4_uuids_of_their_hashes():
     import uuid
 
-    from clutrr.story.generator import _HashPrefix, uuid4_hex
+    from clutrr.story.generator import _HashPrefix, ints_part, uuid4_hex
 
     ids = _HashPrefix("id", 5, "train", 3, "none", size=16)
     for index in range(0, 300_000, 997):
         for attempt in (0, 1, 7):
             n = ids(index, attempt)
-            assert ids.uuid4_of_ints(index, attempt) == str(uuid.UUID(int=n, version=4)) == uuid4_hex(f"{n:032x}")
+            uuid4 = ids.uuid4_of_ints(ints_part(index, attempt))
+            assert uuid4 == str(uuid.UUID(int=n, version=4)) == uuid4_hex(f"{n:032x}")
     examples = _HashPrefix("example", 5, "train", 3, "none")
-    assert [examples.of_ints(i, 2) for i in range(50)] == [examples(i, 2) for i in range(50)]
+    assert [examples.of_ints(ints_part(i, 2)) for i in range(50)] == [examples(i, 2) for i in range(50)]

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import random
-from typing import cast
+from typing import Final, cast
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -43,20 +43,20 @@ from clutrr.story.example import Example, predicate_words
 from clutrr.story.long_context import MAX_CONTEXT_WORDS, Padding, pad_story
 
 MAX_K = 100
-MAX_ATTEMPTS = 400
+MAX_ATTEMPTS: Final = 400
 CHAINS_PER_FAMILY = 4
 LARGE_FAMILY_K = 13
 WINDOW_K = 31  # from here on, families are windows of a larger genealogy (clutrr.core.large_family)
 WINDOW_GENERATIONS = 8
 WINDOW_NOISE_FACTS = 50
 PROBE_FAMILIES = 40
-FAMILY_CHECK_MAX = 64  # up to this size, checking a whole family once is cheaper than each story
+FAMILY_CHECK_MAX: Final = 64  # up to this size, checking a whole family once is cheaper than each story
 FAMILIES_KEPT = 16  # per context: the families of the last few blocks
-WINDOW_FAMILIES_KEPT = 4  # of families above half DENSE_MAX_PEOPLE (about 11 MB each at 600 people)
-HELDOUT_MEMO_K = 10  # held-out flags of patterns up to this length are remembered
+WINDOW_FAMILIES_KEPT: Final = 4  # of families above half DENSE_MAX_PEOPLE (about 11 MB each at 600 people)
+HELDOUT_MEMO_K: Final = 10  # held-out flags of patterns up to this length are remembered
 SHAPE_FACTS = 16_384  # per context: chain shapes kept, counted in facts (each holds a render plan)
 SET_REDRAWS = 8  # stories drawn for a people question before the first whose set has one name is taken
-CYK_MAX_K = 8  # clean chains up to this length are checked by their CYK table instead
+CYK_MAX_K: Final = 8  # clean chains up to this length are checked by their CYK table instead
 SPLITS = ("train", "test")
 Fact = tuple[int, int, int]
 
@@ -148,19 +148,27 @@ class _HashPrefix:
         h.update("\x1f".join(map(repr, rest)).encode())
         return int.from_bytes(h.digest(), "big")
 
-    def of_ints(self, a: int, b: int) -> int:
-        """``self(a, b)`` for two ints (an int's repr is its digits), with no tuple or reprs built."""
-        return int.from_bytes(self._hashed_ints(a, b).digest(), "big")
+    def of_ints(self, ints: bytes) -> int:
+        """``self(a, b)`` for ``ints = ints_part(a, b)``, with no tuple or reprs built (a story's two
+        hashes continue with the same ints, made once)."""
+        return int.from_bytes(self._continued(ints).digest(), "big")
 
-    def uuid4_of_ints(self, a: int, b: int) -> str:
-        """``str(uuid.UUID(int=self(a, b), version=4))`` for a prefix of 16 bytes, from the hash's hex digits."""
-        return uuid4_hex(self._hashed_ints(a, b).hexdigest())
+    def uuid4_of_ints(self, ints: bytes) -> str:
+        """``str(uuid.UUID(int=self(a, b), version=4))`` for ``ints = ints_part(a, b)`` and a prefix of
+        16 bytes, from the hash's hex digits."""
+        return uuid4_hex(self._continued(ints).hexdigest())
 
-    def _hashed_ints(self, a: int, b: int) -> hashlib.blake2b:
-        """The prefix's hash, continued with two ints as ``self(a, b)`` hashes them."""
+    def _continued(self, data: bytes) -> hashlib.blake2b:
+        """The prefix's hash, continued with ``data``."""
         h = self._state.copy()
-        h.update(f"{a}\x1f{b}".encode())
+        h.update(data)
         return h
+
+
+def ints_part(a: int, b: int) -> bytes:
+    """What :class:`_HashPrefix` hashes for two ints after its prefix, as ``self(a, b)`` does (an
+    int's repr is its digits)."""
+    return f"{a}\x1f{b}".encode()
 
 
 _VARIANT = {d: "89ab"[int(d, 16) & 3] for d in "0123456789abcdef"}  # a UUID's variant digit, by the digit it replaces
@@ -181,7 +189,20 @@ def pattern_heldout(pattern: str, k: int, seed: int, fraction: float) -> bool:
 
 
 def _heldout(pattern: str, k: int, seed: int, fraction: float) -> bool:
-    return k > 2 and fraction > 0 and stable_hash("pattern", seed, pattern) < fraction * 2**64
+    return k > 2 and fraction > 0 and _pattern_hash(seed)(pattern) < fraction * 2**64
+
+
+_PATTERN_HASHES: dict[int, _HashPrefix] = {}
+
+
+def _pattern_hash(seed: int) -> _HashPrefix:
+    """``stable_hash("pattern", seed, ...)`` with its first parts hashed once per seed."""
+    hit = _PATTERN_HASHES.get(seed)
+    if hit is None:
+        if len(_PATTERN_HASHES) >= 64:
+            _PATTERN_HASHES.clear()
+        hit = _PATTERN_HASHES[seed] = _HashPrefix("pattern", seed)
+    return hit
 
 
 _heldout_memo = lru_cache(maxsize=1 << 16)(_heldout)
@@ -271,15 +292,14 @@ def _family_config(config: GeneratorConfig, k: int, noise: str = "none") -> Fami
     return config.family
 
 
-def _family(ctx: _Context, key: tuple) -> Family:
-    """The family of ``key`` (a block's, or one index's), sampled from its own seeded source;
-    the last few are kept (the indices of a block share their families)."""
+def _family(ctx: _Context, key: tuple[int, ...]) -> Family:
+    """The family of ``key`` (a block's ``(block, tries)``, or one index's ``(index, attempt, tries)``), sampled
+    from its own seeded source; the last few are kept (the indices of a block share their families)."""
     families = ctx.families
     fam = families.get(key)
     if fam is None:
-        fam = draw_family(ctx.family, ctx.kb, seeded(stable_hash("family", *key)))
-        kept = WINDOW_FAMILIES_KEPT if fam.size > DENSE_MAX_PEOPLE // 2 else \
-            KIN_FAMILIES_KEPT if ctx.kb.system else FAMILIES_KEPT  # a kinship system's blocks need more
+        fam = draw_family(ctx.family, ctx.kb, seeded(ctx.family_hash(*key)))
+        kept = WINDOW_FAMILIES_KEPT if fam.size > DENSE_MAX_PEOPLE // 2 else ctx.knobs.families_kept
         if len(families) >= kept:
             for old in list(families)[:len(families) - kept + 1]:  # the oldest
                 families.pop(old, None)
@@ -358,7 +378,7 @@ def _target_order(seed: int, split: str, k: int, noise: str, block: int, n: int)
 
 
 def _target_word(words: tuple[tuple[int, int], ...], seed: int, split: str, k: int, noise: str, index: int,
-                 orders: dict) -> tuple[int, int]:
+                 orders: dict[tuple[str, int], tuple[int, ...]]) -> tuple[int, int]:
     """Stratified target: each block of len(words) indices uses every word once (in an order
     seeded per block, kept in ``orders``)."""
     n = len(words)
@@ -384,12 +404,17 @@ class _Context:
     family: FamilyConfig  # what families of this k are sampled with
     example_hash: _HashPrefix  # stable_hash("example", seed, split, k, noise, ...)
     id_hash: _HashPrefix  # stable_hash("id", seed, split, k, noise, ..., size=16)
+    family_hash: _HashPrefix  # stable_hash("family", seed, split, k, noise, ...)
     words: list[tuple[str | None, str | None]]  # [predicate][gender]: KB.word, read without a call
     male_names: list[str]  # clutrr.core.names.load_names(), read without a call
     female_names: list[str]
+    male_marks: list[str]  # the names in brackets, as stories show them
+    female_marks: list[str]
+    knobs: _Knobs  # the config's settings and the context's constants a story reads
     families: dict = field(default_factory=dict, compare=False)  # family key -> Family (the last few)
     shapes: FactMemo = field(default_factory=lambda: FactMemo(SHAPE_FACTS), compare=False)  # chain -> _Shape
-    orders: dict = field(default_factory=dict, compare=False)  # target words' order per (kind, block)
+    # the target words' order per (kind, block)
+    orders: dict[tuple[str, int], tuple[int, ...]] = field(default_factory=dict, compare=False)
 
 
 @dataclass
@@ -412,25 +437,96 @@ def _context(config: GeneratorConfig, seed: int, split: str, k: int, noise: str)
     return _Context(kb, banks(config, seed)[split], allowed, word_mask(kb, vocabulary.targets),
                     offered_targets(config, k), offered_targets(config, 1) if config.query != "reasoning" else (),
                     _family_config(config, k, noise), _HashPrefix("example", seed, split, k, noise),
-                    _HashPrefix("id", seed, split, k, noise, size=16),
-                    predicate_words(kb), *_name_pools())
+                    _HashPrefix("id", seed, split, k, noise, size=16), _HashPrefix("family", seed, split, k, noise),
+                    predicate_words(kb), *_name_pools(), _Knobs(config, kb, k, noise))
 
 
-def _shape(ctx: _Context, config: GeneratorConfig, seed: int, chain: Chain, genders: list[int]) -> _Shape:
-    people = [genders[p] for p in chain.people]
-    key = (*chain.preds, *people)
+class _Knobs:
+    """What a story reads of its config, KB, k and noise kind, copied once per context: reads of
+    a native object's fields (the config is a Python class: each of its reads is a lookup)."""
+
+    def __init__(self, config: GeneratorConfig, kb: KB, k: int, noise: str) -> None:
+        self.relation_question = config.question == RELATION
+        self.query = config.query
+        self.mixed = config.query == "mixed"
+        self.block_size = config.stories_per_family * (BLOCKS_SHARED if kb.system else 1)  # clutrr.kinship.sampling
+        self.kinship = bool(kb.system)
+        self.families_kept = KIN_FAMILIES_KEPT if kb.system else FAMILIES_KEPT  # a kinship system's blocks need more
+        self.tries_per_family = chains_per_family(k)
+        self.connected = noise == CONNECTED
+        self.noise_facts = config.noise_facts
+        self.holdout = config.holdout
+        self.max_piece = config.max_piece
+        self.brackets = config.brackets
+        self.context_words = config.context_words
+        self.depth = config.depth
+        self.difficulty = config.difficulty
+        self.task = TASK_OF_NOISE[noise]
+        self.facts = list(range(k))  # a chain's edge indices and people, as rendering takes them (lists)
+        self.chain_people = list(range(k + 1))
+        self.table: list[list[int]] = kb.table  # kb.compose, read without a call
+        self.int_shapes = len(kb.predicates) ** k << (k + 1) < 1 << 62  # a chain shape's key fits an unboxed int
+
+
+def _shape_key(ctx: _Context, chain: Chain, genders: list[int]) -> object:
+    """The chain's predicates and its people's genders: as the digits of one int (k is the context's)
+    while that fits a machine word, else as a tuple."""
+    if not ctx.knobs.int_shapes:
+        return (*chain.preds, *[genders[person] for person in chain.people])
+    key = 0
+    base = len(ctx.words)
+    for p in chain.preds:
+        key = key * base + p
+    for person in chain.people:
+        key = key * 2 + genders[person]
+    return key
+
+
+def _shape(ctx: _Context, seed: int, chain: Chain, genders: list[int]) -> _Shape:
+    key = _shape_key(ctx, chain, genders)
     hit = ctx.shapes.get(key)
     if hit is None:
-        k, word = chain.k, ctx.words
+        people = [genders[p] for p in chain.people]
+        k, word, knobs = chain.k, ctx.words, ctx.knobs
         words = tuple([cast(str, word[p][people[i + 1]]) for i, p in enumerate(chain.preds)])
         pattern = "-".join(words)
-        heads = tuple([GENDERS[g] for g in people[:-1]])
-        hit = ctx.shapes.keep(key, _Shape(words, pattern, pattern_heldout(pattern, k, seed, config.holdout), heads,
-                                          path_plan(ctx.bank, words, heads, config.max_piece, keep=False)), k)
+        gender_words = GENDERS
+        heads = tuple([gender_words[g] for g in people[:-1]])
+        hit = ctx.shapes.keep(key, _Shape(words, pattern, pattern_heldout(pattern, k, seed, knobs.holdout), heads,
+                                          path_plan(ctx.bank, words, heads, knobs.max_piece, keep=False)), k)
     return hit
 
 
-_LAST_CONTEXT: list[tuple] = [(None,) * 6]  # the last (config, seed, split, k, noise, context) asked for
+class _Recent:
+    """The context asked for last and what it was asked for (a run asks for one many times in a row)."""
+
+    def __init__(self) -> None:
+        self.config: GeneratorConfig | None = None
+        self.seed = 0
+        self.split = ""
+        self.k = 0
+        self.noise = ""
+        self.ctx: _Context | None = None
+
+
+_RECENT: Final = _Recent()
+
+
+def forget_recent_context() -> None:
+    """Forget the context asked for last (tests, to start cold)."""
+    _RECENT.config = _RECENT.ctx = None
+
+
+def _recent_context(config: GeneratorConfig, seed: int, split: str, k: int, noise: str) -> _Context:
+    """``_context(...)``, with the last one asked for at hand without the cache's lookup."""
+    recent = _RECENT
+    ctx = recent.ctx
+    if ctx is None or recent.config is not config or recent.seed != seed or recent.split != split \
+            or recent.k != k or recent.noise != noise:
+        ctx = _context(config, seed, split, k, noise)
+        recent.config, recent.seed, recent.split, recent.k, recent.noise, recent.ctx = \
+            config, seed, split, k, noise, ctx
+    return ctx
 
 
 def chains_per_family(k: int) -> int:
@@ -451,20 +547,20 @@ def make_example(
     and its question is then chosen from it (:mod:`clutrr.questions`); a story without a
     question of the row's form gives way to the next story drawn for the same index.
     """
-    if config.question == RELATION:
-        return _story(config, k, noise, seed, index, split, attempt)
+    ctx = _recent_context(config, seed, split, k, noise)
+    if ctx.knobs.relation_question:
+        return _story(ctx, k, noise, seed, index, split, attempt)
     form, nth = form_of(config.question, index, stable_hash("forms", seed, split, k, noise, index // 5))
     yes = yes_of(nth, stable_hash("yesno", seed, split, k, noise, form, nth // 2) & 1)
     single = None  # a people question's first story whose set has one name, kept while larger ones are sought
     for redraw in range(MAX_ATTEMPTS):
-        ex = _story(config, k, noise, seed, index, split, attempt, redraw)
+        ex = _story(ctx, k, noise, seed, index, split, attempt, redraw)
         if form == RELATION:
             ex.question = Question(RELATION, ex.query, ex.target, ex.target)
             return ex
         rng = random.Random(stable_hash("question", seed, split, k, noise, index, attempt, redraw))
-        askable = _context(config, seed, split, k, noise).target_ok
         ex.question = pick_question(ex.kb, ex.family, ex.people, ex.genders, ex.names,
-                                    [(a, p, b) for a, p, b, _ in ex.edges], form, askable, yes, rng)
+                                    [(a, p, b) for a, p, b, _ in ex.edges], form, ctx.target_ok, yes, rng)
         if ex.question is not None and (form != "people" or len(cast(list, ex.question.answer)) > 1):
             return ex
         single = single or (ex if ex.question is not None else None)
@@ -473,31 +569,25 @@ def make_example(
     raise GenerationError(f"no story for k={k}, noise={noise} has a {form} question after {MAX_ATTEMPTS} stories")
 
 
-def _story(config: GeneratorConfig, k: int, noise: str, seed: int, index: int, split: str, attempt: int,
+def _story(ctx: _Context, k: int, noise: str, seed: int, index: int, split: str, attempt: int,
            redraw: int = 0) -> Example:
     """The story of :func:`make_example` (``redraw`` > 0: another story for the same arguments)."""
-    last = _LAST_CONTEXT[0]
-    if last[0] is config and last[1] == seed and last[2] == split and last[3] == k and last[4] == noise:
-        ctx = last[5]
-    else:
-        ctx = _context(config, seed, split, k, noise)
-        _LAST_CONTEXT[0] = (config, seed, split, k, noise, ctx)
-    kb = ctx.kb
-    rng = seeded(ctx.example_hash.of_ints(index, attempt) if not redraw else ctx.example_hash(index, attempt, redraw))
-    coin = stable_hash("mixed", seed, split, k, noise, index // 2) & 1 if config.query == "mixed" else 0
-    memory, nth = row_kind(config.query, index, coin)
+    kb, knobs = ctx.kb, ctx.knobs
+    ints = ints_part(index, attempt)  # the example's and its id's hashes end with them
+    rng = seeded(ctx.example_hash.of_ints(ints) if not redraw else ctx.example_hash(index, attempt, redraw))
+    coin = stable_hash("mixed", seed, split, k, noise, index // 2) & 1 if knobs.mixed else 0
+    memory, nth = row_kind(knobs.query, index, coin)
     if memory:
         want = _target_word(ctx.stated, seed, split, k, f"{noise}/memory", nth, ctx.orders)
     elif redraw:  # another story for a question of another form: any chain target (the question asks another)
         want = ctx.targets[rng.randrange(len(ctx.targets))]
     else:
         want = _target_word(ctx.targets, seed, split, k, noise, nth, ctx.orders)
-    block = index // (config.stories_per_family * (BLOCKS_SHARED if kb.system else 1))  # clutrr.kinship.sampling
-    tries_per_family = chains_per_family(k)
+    block = index // knobs.block_size
+    tries_per_family = knobs.tries_per_family
     for tries in range(MAX_ATTEMPTS):
         # the indices of a block share their families, so retries mostly hit the cache
-        family = _family(ctx, (seed, split, k, noise, block, tries) if attempt == 0 else
-                         (seed, split, k, noise, index, attempt, tries))
+        family = _family(ctx, (block, tries) if attempt == 0 else (index, attempt, tries))
         if memory:  # the word asked is a stated fact's: chains likely to state it first, then any
             likely = chain_targets(kb, want[0], k) if tries < MAX_ATTEMPTS // 4 else None
             targets = [(p, g) for p, g in present_targets(family) if likely is None or p in likely]
@@ -516,7 +606,7 @@ def _story(config: GeneratorConfig, k: int, noise: str, seed: int, index: int, s
         table = word_pairs(family)
         start, count = table.spans.get((pred, gender), (0, 0))
         xs, ys = table.xs, table.ys
-        if kb.system and k > 1:  # a terminology's wide terms: only pairs the chainer's first step can expand
+        if knobs.kinship and k > 1:  # a terminology's wide terms: only pairs the chainer's first step can expand
             xs, ys = expandable_pairs(family, kb, (pred, gender))
             start, count = 0, len(xs)
         for j in sample_indices(rng, count, min(count, tries_per_family)):
@@ -524,11 +614,11 @@ def _story(config: GeneratorConfig, k: int, noise: str, seed: int, index: int, s
             chain = backward_chain(family, kb, k, x, z, rng, ctx.allowed)
             if chain is None:
                 continue
-            shape = _shape(ctx, config, seed, chain, family.genders)
+            shape = _shape(ctx, seed, chain, family.genders)
             if split == "train" and shape.heldout:
                 continue
-            noise_paths = connected_noise(family, chain, config.noise_facts, rng, ctx.allowed) \
-                if noise == CONNECTED else add_noise(family, chain, noise, config.noise_facts, rng, ctx.allowed)
+            noise_paths = connected_noise(family, chain, knobs.noise_facts, rng, ctx.allowed) \
+                if knobs.connected else add_noise(family, chain, noise, knobs.noise_facts, rng, ctx.allowed)
             if noise_paths is None:
                 continue
             query = None
@@ -537,35 +627,37 @@ def _story(config: GeneratorConfig, k: int, noise: str, seed: int, index: int, s
                                     want if tries < MAX_ATTEMPTS // 2 else None, ctx.target_ok, rng)
                 if query is None:
                     continue
-            return _assemble(config, kb, ctx, family, chain, shape, noise_paths, rng, query,
+            return _assemble(ctx, family, chain, shape, noise_paths, rng, query, ints,
                              k=k, noise=noise, seed=seed, index=index, split=split, attempt=attempt)
     raise GenerationError(f"no example for k={k}, noise={noise} after {MAX_ATTEMPTS} families")
 
 
-def _assemble(config: GeneratorConfig, kb: KB, ctx: _Context, family: Family, chain: Chain, shape: _Shape,
-              noise_paths: list[tuple[str, list[Fact]]], rng: random.Random, query: Fact | None, *, k: int, noise: str,
-              seed: int, index: int, split: str, attempt: int) -> Example:
-    bank = ctx.bank
+def _assemble(ctx: _Context, family: Family, chain: Chain, shape: _Shape, noise_paths: list[tuple[str, list[Fact]]],
+              rng: random.Random, query: Fact | None, ints: bytes, *, k: int, noise: str, seed: int, index: int,
+              split: str, attempt: int) -> Example:
+    kb, bank, knobs = ctx.kb, ctx.bank, ctx.knobs
     people = chain.people
     edges: list[tuple[int, int, int, str]] = [(i, p, i + 1, "none") for i, p in enumerate(chain.preds)]
     family_genders = family.genders
     words = list(shape.words)
-    pos: dict[int, int] = {}
-    paths: list[tuple[range, list[int]]] = []  # each noise path's (edge indices, people) over story people
+    pos: list[int] = []  # [family id]: story person, or -1
+    paths: list[tuple[int, list[int]]] = []  # each noise path's first edge index and people, over story people
     if noise_paths or query is not None:
         people = list(people)
-        pos = {p: i for i, p in enumerate(people)}
+        pos = [-1] * family.size
+        for i, p in enumerate(people):
+            pos[p] = i
         word = ctx.words
         for kind, facts in noise_paths:
-            start = len(edges)
             path: list[int] = []
+            paths.append((len(edges), path))
             ib = -1
             for a, p, b in facts:
-                ia = pos.get(a, -1)
+                ia = pos[a]
                 if ia < 0:
                     ia = pos[a] = len(people)
                     people.append(a)
-                ib = pos.get(b, -1)
+                ib = pos[b]
                 if ib < 0:
                     ib = pos[b] = len(people)
                     people.append(b)
@@ -573,85 +665,100 @@ def _assemble(config: GeneratorConfig, kb: KB, ctx: _Context, family: Family, ch
                 words.append(cast(str, word[p][family_genders[b]]))
                 path.append(ia)
             path.append(ib)
-            paths.append((range(start, len(edges)), path))
     genders = [family_genders[p] for p in people]
-    names = _names(genders, rng, ctx.male_names, ctx.female_names)
-    if config.context_words:  # a stream of its own: the story is the same at every padded length
+    names, marks = _names(genders, rng, ctx)
+    if knobs.context_words:  # a stream of its own: the story is the same at every padded length
         context_rng = seeded(stable_hash("context", seed, split, k, noise, index, attempt))
         names = with_surnames(names, context_rng)
+        marks = [f"[{n}]" for n in names] if knobs.brackets else names
 
-    _check(kb, family, chain, shape, edges, people)
+    _check(kb, knobs.table, family, chain, shape, edges, people)
     qa, qb, qpred = (0, k, chain.target) if query is None else (pos[query[0]], pos[query[2]], query[1])
     if query is not None:
         check_retrieval(kb, [(a, p, b) for a, p, b, _ in edges], (qa, qpred, qb))
 
     used: set[str] = set()  # no template twice in one story
-    marks = [f"[{n}]" for n in names] if config.brackets else names
-    chain_pieces = render_plan(bank, shape.plan, range(k), range(k + 1), marks, genders, rng, used)
+    chain_pieces = render_plan(bank, shape.plan, knobs.facts, knobs.chain_people, marks, genders, rng, used)
     story_pieces = list(chain_pieces)
-    for ids, path in paths:
-        plan = path_plan(bank, tuple(words[ids.start:ids.stop]), tuple([GENDERS[genders[p]] for p in path[:-1]]),
-                         config.max_piece)
-        story_pieces += render_plan(bank, plan, ids, path, marks, genders, rng, used)
+    gender_words = GENDERS
+    for first, path in paths:
+        stop = first + len(path) - 1
+        heads = tuple([gender_words[genders[path[j]]] for j in range(stop - first)])  # each fact's head's gender
+        plan = path_plan(bank, tuple(words[first:stop]), heads, knobs.max_piece)
+        story_pieces += render_plan(bank, plan, [first + j for j in range(stop - first)], path, marks, genders, rng,
+                                    used)
     shuffle(rng, story_pieces)
     target_word = cast(str, ctx.words[qpred][genders[qb]])
     target_piece = render_fact(bank, target_word, qa, qb, marks, genders, rng)
-    task = MEMORY_TASK if query is not None else TASK_OF_NOISE[noise]
+    task = MEMORY_TASK if query is not None else knobs.task
     story = " ".join([p.text for p in story_pieces])
     context = None
-    if config.context_words:
-        padding = Padding(config.context_words, config.depth, ctx.family, ctx.allowed, config.max_piece,
-                          config.brackets)
+    if knobs.context_words:
+        padding = Padding(knobs.context_words, knobs.depth, ctx.family, ctx.allowed, knobs.max_piece, knobs.brackets)
         story, context = pad_story(kb, bank, padding, story_pieces, k, names, [(a, p, b) for a, p, b, _ in edges],
                                    (qa, qb), qpred, context_rng)
     return Example(
-        kb, id=ctx.id_hash.uuid4_of_ints(index, attempt), split=split, task=task,
+        kb, id=ctx.id_hash.uuid4_of_ints(ints), split=split, task=task,
         k=k, noise_kind=noise, seed=seed, index=index, names=names, genders=genders, people=people, edges=edges,
         words=words, chain_words=shape.words, chain_heads=shape.heads, query=(qa, qb), query_pred=qpred,
         target=target_word, pattern=shape.pattern,
         heldout=shape.heldout, proof=chain.proof if query is None else [],  # a memory query's answer is stated
         story=story, clean_pieces=chain_pieces, pieces=story_pieces, target_piece=target_piece, context=context,
-        chain=chain, noise=noise_paths, family=family, with_difficulty=config.difficulty)
+        chain=chain, noise=noise_paths, family=family, with_difficulty=knobs.difficulty)
 
 
-def _name_pools() -> tuple[list[str], list[str]]:
+def _name_pools() -> tuple[list[str], list[str], list[str], list[str]]:
+    """The male and female first names, then the same in brackets (as stories show them)."""
     pools = load_names()
-    return pools["male"], pools["female"]
+    male, female = pools["male"], pools["female"]
+    return male, female, [f"[{n}]" for n in male], [f"[{n}]" for n in female]
 
 
-def _names(genders: list[int], rng: random.Random, male: list[str], female: list[str]) -> list[str]:
-    """Distinct first names of the given genders (0: from ``male``, 1: from ``female``), men drawn first."""
-    names = [""] * len(genders)
+def _names(genders: list[int], rng: random.Random, ctx: _Context) -> tuple[list[str], list[str]]:
+    """Distinct first names of the given genders (0: male, 1: female), men drawn first, and their
+    marks (the names as a story shows them: in brackets, unless the config says no)."""
+    n = len(genders)
+    names = [""] * n
+    brackets = ctx.knobs.brackets
+    marks = [""] * n if brackets else names
+    women = 0
+    for g in genders:
+        women += g
     for g in range(2):
-        pool = female if g else male
-        idx = [i for i, gg in enumerate(genders) if gg == g]
-        if idx:
-            picks = sample_indices(rng, len(pool), len(idx))
-            for n in range(len(idx)):
-                names[idx[n]] = pool[picks[n]]
-    return names
+        pool, pool_marks = (ctx.female_names, ctx.female_marks) if g else (ctx.male_names, ctx.male_marks)
+        count = women if g else n - women
+        if count:
+            picks = sample_indices(rng, len(pool), count)
+            j = 0
+            for i in range(n):
+                if genders[i] == g:
+                    names[i] = pool[picks[j]]
+                    if brackets:
+                        marks[i] = pool_marks[picks[j]]
+                    j += 1
+    return names, marks
 
 
-def _check(kb: KB, family: Family, chain: Chain, shape: _Shape, edges: list[tuple[int, int, int, str]],
-           people: list[int]) -> None:
+def _check(kb: KB, table: list[list[int]], family: Family, chain: Chain, shape: _Shape,
+           edges: list[tuple[int, int, int, str]], people: list[int]) -> None:
     """Assert the guarantees: a simple path of true facts that entails exactly the target.
 
     ``edges`` are ``(head, predicate, tail, kind)`` over story people, whose family ids are
-    ``people``. The chain's proof shows that one bracketing derives the target. When the
-    family's relations among the story's people are closed under the KB (always, for a sound
+    ``people`` (``table`` is ``kb.table``). The chain's proof shows that one bracketing derives
+    the target. When the family's relations among the story's people are closed under the KB (always, for a sound
     KB), everything the story entails is true, and the query pair has one true relation: so
     every bracketing, and the whole noisy story, entails exactly the target. Otherwise, and
     for short clean chains (where it is cheaper), what the chain and the story entail is
     computed (CYK table, closure).
     """
     k, x, z = chain.k, chain.people[0], chain.people[-1]
-    if len(set(chain.people)) != k + 1:
+    if len(chain.people) != k + 1 or not _distinct(chain.people):
         raise AssertionError("chain is not a simple path")
     rows = family.rows
     for a, p, b, _ in edges:
         if not rows[p][people[a]] >> people[b] & 1:
             raise AssertionError("the story states a fact that is false in the family")
-    if family.relation(x, z) != chain.target or not _proof_derives(kb, chain):
+    if family.relation(x, z) != chain.target or not _proof_derives(table, chain):
         raise AssertionError("the chain's proof does not derive the query pair's one relation")
     if len(edges) > k or k > CYK_MAX_K:
         if _family_closed(kb, family):
@@ -665,6 +772,16 @@ def _check(kb: KB, family: Family, chain: Chain, shape: _Shape, edges: list[tupl
         raise AssertionError("chain does not uniquely entail its target")
     if len(edges) > k and story_closure(kb, [(a, p, b) for a, p, b, _ in edges]).get((0, k), 0) != target_bits:
         raise AssertionError("noise changed what the story entails")
+
+
+def _distinct(people: list[int]) -> bool:
+    """Whether no person id occurs twice (by bits: no set built)."""
+    seen = 0
+    for person in people:
+        if seen >> person & 1:
+            return False
+        seen |= 1 << person
+    return True
 
 
 _ENTAILED: dict[tuple, tuple[KB, int]] = {}
@@ -690,29 +807,35 @@ def _family_closed(kb: KB, family: Family) -> bool:
     return hit
 
 
-def _proof_derives(kb: KB, chain: Chain) -> bool:
+def _proof_derives(table: list[list[int]], chain: Chain) -> bool:
     """Replay the proof: the target fact, rewritten rule by rule, becomes exactly the chain.
 
     The facts being rewritten always form a path, held as ``pred[head]`` and ``tail[head]``
-    for the fact "tail[head] is head's pred[head]" (a step that would bring a person back into
-    the path fails: the chain is a simple path).
+    for the fact "tail[head] is head's pred[head]" (``tail[head]`` is -1 for a person who heads
+    none; a step that would bring a person back into the path fails: the chain is a simple
+    path). Those are lists over the chain's person ids: a step naming anyone beyond them fails,
+    as such a person would be left in the path. ``table`` is the KB's ``kb.table`` (its compose).
     """
-    table: list[list[int]] = kb.table  # kb.compose, read without a call
-    x, z = chain.people[0], chain.people[-1]
-    pred: dict[int, int] = {x: chain.target}
-    tail: dict[int, int] = {x: z}
+    people = chain.people
+    n = 0
+    for person in people:
+        n = max(n, person + 1)
+    x, z = people[0], people[-1]
+    pred = [-1] * n
+    tail = [-1] * n
+    pred[x], tail[x] = chain.target, z
     for goal, f1, f2 in chain.proof:
         a, r, b = goal
         c = f1[2]
         r1, r2 = f1[1], f2[1]
-        if table[r1][r2] != r or f1[0] != a or f2[0] != c or f2[2] != b or pred.get(a, -1) != r or tail[a] != b \
-                or c in pred or c == z:
+        if not (0 <= a < n and 0 <= c < n) or table[r1][r2] != r or f1[0] != a or f2[0] != c or f2[2] != b \
+                or tail[a] < 0 or pred[a] != r or tail[a] != b or tail[c] >= 0 or c == z:
             return False
         pred[a], tail[a] = r1, c
         pred[c], tail[c] = r2, b
     head = x
     for i, p in enumerate(chain.preds):
-        if pred.get(head, -1) != p or tail[head] != chain.people[i + 1]:
+        if pred[head] != p or tail[head] != people[i + 1]:
             return False
         head = tail[head]
-    return len(pred) == chain.k
+    return len(chain.proof) + 1 == chain.k  # each step added one person: the path's heads are the chain's
