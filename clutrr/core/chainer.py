@@ -183,7 +183,7 @@ def _expansion(edges: list[int], count: int, plan: _RulePlan, order: list[int], 
         e = edges[j]
         edges[j] = edges[count]
         if dead[e]:
-            for _ in range(plan.total[preds[e]]):
+            for rule in range(plan.total[preds[e]]):
                 rand()
             continue
         a, b = people[e], people[e + 1]

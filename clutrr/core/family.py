@@ -197,12 +197,12 @@ def sample_genealogy(config: FamilyConfig, rng: random.Random) -> Genealogy:
     founder_m, founder_f = person(0), person(1)
     marry(founder_m, founder_f)
     couples = [(founder_m, founder_f)]
-    for _ in range(config.generations - 1):
+    for generation in range(config.generations - 1):  # named: compiled, ``_`` is boxed each pass
         if not couples:  # the family died out: later generations would draw nothing
             break
         next_couples = []
         for dad, mum in couples:
-            for _ in range(rng.randint(config.min_children, config.max_children)):
+            for child in range(rng.randint(config.min_children, config.max_children)):
                 c = person(new_gender(), dad, mum)
                 if rng.random() >= config.p_marry:
                     continue
@@ -211,7 +211,7 @@ def sample_genealogy(config: FamilyConfig, rng: random.Random) -> Genealogy:
                     pf, pm = person(0), person(1)
                     marry(pf, pm)
                     partner = person(partner_gender, pf, pm)
-                    for _ in range(rng.randint(0, max(0, config.max_children - 1))):
+                    for sibling in range(rng.randint(0, max(0, config.max_children - 1))):
                         person(new_gender(), pf, pm)
                 else:
                     partner = person(partner_gender)
