@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from clutrr.core.draws import below, bit_count, random_bit, sample_indices, seeded, shuffle
+from clutrr.core.draws import below, random_bit, sample_indices, seeded, shuffle
 
 
 def test_sample_matches_the_standard_library():
@@ -57,8 +57,3 @@ def test_random_bit_picks_the_drawn_set_bit_with_one_draw():
             assert random_bit(mask, ours.random) == bits[int(theirs.random() * len(bits))], (seed, mask)
             assert ours.getstate() == theirs.getstate()
 
-
-def test_bit_count_counts_the_set_bits():
-    rng = random.Random(3)
-    for mask in [0, 1, 2**62, 2**63 - 1, 2**200 + 5, *(rng.getrandbits(rng.randrange(1, 130)) for _ in range(200))]:
-        assert bit_count(mask) == mask.bit_count(), mask

@@ -32,19 +32,9 @@ def random_bit(mask: int, rand: Callable[[], float]) -> int:
     if not mask & (mask - 1):  # one bit (the chainer's usual case): its draw can only pick it
         rand()
         return mask.bit_length() - 1
-    for skip in range(int(rand() * bit_count(mask))):  # named: compiled, ``_`` is boxed each pass
+    for skip in range(int(rand() * mask.bit_count())):  # named: compiled, ``_`` is boxed each pass
         mask &= mask - 1
     return (mask & -mask).bit_length() - 1
-
-
-def bit_count(mask: int) -> int:
-    """``mask.bit_count()`` for ``mask`` >= 0 (compiled: a loop of int operations; the method is
-    a generic call, costlier for the few bits of the masks drawn from)."""
-    count = 0
-    while mask:
-        mask &= mask - 1
-        count += 1
-    return count
 
 
 def seeded(n: int) -> random.Random:

@@ -16,7 +16,7 @@ import random
 from clutrr.core.chainer import Chain
 from clutrr.core.family import Family
 from clutrr.core.genealogy import transpose_rows
-from clutrr.core.draws import bit_count, random_bit
+from clutrr.core.draws import random_bit
 from clutrr.core.vocabulary import WordMask
 
 PATH_NOISE_KINDS = ("none", "supporting", "irrelevant", "disconnected", "all")  # the original tasks 1-5
@@ -67,7 +67,7 @@ class _Walker:
             options = out[a] & ~used
             if not options:
                 return None
-            for skip in range(int(rand() * bit_count(options))):  # random_bit(options, rand)
+            for skip in range(int(rand() * options.bit_count())):  # random_bit(options, rand)
                 options &= options - 1
             b = (options & -options).bit_length() - 1
             facts.append((a, family.relation(a, b), b))
