@@ -10,6 +10,7 @@ from clutrr.core.draws import random_bit
 from clutrr.core.family import FamilyConfig, sample_family
 from clutrr.core.kb import load_kb
 from clutrr.core.vocabulary import load_vocabulary, word_mask
+from clutrr.kinship.derive import kinship_kb
 
 
 def _stated(allowed, preds, people, genders, i):
@@ -97,3 +98,10 @@ def test_chains_of_a_restricted_vocabulary_match_the_documented_algorithm():
     kb = load_kb()
     allowed = word_mask(kb, load_vocabulary("clutrr_v1").edges)
     assert _compare(kb, allowed, ks=(2, 3, 4)) > 10
+
+
+def test_chains_of_a_terminology_match_the_documented_algorithm():
+    """A compiled terminology has heads that no rule concludes (an expansion's drawn fact with none)."""
+    kb = kinship_kb("dravidian")
+    assert any(not rules for rules in kb.by_head)
+    assert _compare(kb, None, ks=(2, 3, 5)) > 10

@@ -56,3 +56,4 @@ def test_random_bit_picks_the_drawn_set_bit_with_one_draw():
             bits = [i for i in range(mask.bit_length()) if mask >> i & 1]
             assert random_bit(mask, ours.random) == bits[int(theirs.random() * len(bits))], (seed, mask)
             assert ours.getstate() == theirs.getstate()
+

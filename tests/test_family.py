@@ -88,3 +88,54 @@ def test_relations_by_bit_rows_match_the_matrix_program(kb, system):
         assert fam.rows == bit_rows(expected)
         assert np.array_equal(fam.masks, expected) and np.array_equal(bit_masks(fam.rows, n), expected)
         assert fam.cols() == bit_rows(expected.transpose(0, 2, 1))
+
+
+def _reference_genealogy(config, rng):
+    """sample_genealogy's algorithm as its docstring states it, with the standard library's draws."""
+    genders, father, mother, spouse = [], [], [], []
+
+    def person(gender, dad=-1, mum=-1):
+        genders.append(gender)
+        father.append(dad)
+        mother.append(mum)
+        spouse.append(-1)
+        return len(genders) - 1
+
+    def marry(a, b):
+        spouse[a], spouse[b] = b, a
+
+    def new_gender():
+        return 1 if rng.random() < config.p_female else 0
+
+    couples = [(person(0), person(1))]
+    marry(*couples[0])
+    for _ in range(config.generations - 1):
+        next_couples = []
+        for dad, mum in couples:
+            for _ in range(rng.randint(config.min_children, config.max_children)):
+                c = person(new_gender(), dad, mum)
+                if rng.random() >= config.p_marry:
+                    continue
+                gender = 1 - genders[c]
+                if rng.random() < config.p_inlaw_family:
+                    pf, pm = person(0), person(1)
+                    marry(pf, pm)
+                    partner = person(gender, pf, pm)
+                    for _ in range(rng.randint(0, max(0, config.max_children - 1))):
+                        person(new_gender(), pf, pm)
+                else:
+                    partner = person(gender)
+                marry(c, partner)
+                next_couples.append((c, partner) if genders[c] == 0 else (partner, c))
+        couples = next_couples
+    return genders, father, mother, spouse
+
+
+@pytest.mark.parametrize("config", [FamilyConfig(), FamilyConfig(generations=5), FamilyConfig(min_children=0),
+                                    FamilyConfig(min_children=0, max_children=1, p_marry=1.0),
+                                    FamilyConfig(generations=4, max_children=6, p_inlaw_family=1.0, p_female=0.3)])
+def test_genealogy_draws_match_the_standard_library(config):
+    for seed in range(30):
+        ours, theirs = random.Random(seed), random.Random(seed)
+        assert sample_genealogy(config, ours) == _reference_genealogy(config, theirs), seed
+        assert ours.getstate() == theirs.getstate(), seed

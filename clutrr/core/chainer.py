@@ -119,13 +119,14 @@ class _RulePlan:
     """A KB's rules by head predicate, in the groups the chainer tries in turn (for one
     ``allowed``): rule i is ``first[i] . second[i] -> r``; ``spans[r]`` lists each non-empty
     group of head r as ``start, count`` (its rules are i in ``range(start, start + count)``);
-    ``widest`` is the largest count."""
+    ``total[r]`` counts the rules of all of them; ``widest`` is the largest count."""
 
     def __init__(self, kb: KB, allowed: WordMask | None) -> None:
         self.kb, self.allowed = kb, allowed
         self.first: list[int] = []
         self.second: list[int] = []
         self.spans: list[list[int]] = []
+        self.total: list[int] = []
         self.widest = 0
         for rules in kb.by_head:
             spans: list[int] = []
@@ -136,6 +137,7 @@ class _RulePlan:
                     self.second += [r2 for _, r2 in group]
                     self.widest = max(self.widest, len(group))
             self.spans.append(spans)
+            self.total.append(sum(spans[1::2]))
 
 
 def _grouped(rules: tuple[tuple[int, int], ...], allowed: WordMask | None) -> list[list[tuple[int, int]]]:
@@ -165,18 +167,25 @@ def _rule_plan(kb: KB, allowed: WordMask | None) -> _RulePlan:
 
 
 def _expansion(edges: list[int], count: int, plan: _RulePlan, order: list[int], people: list[int],
-               preds: list[int], rows: list[list[int]], cols: list[list[int]], free: int,
+               preds: list[int], dead: list[bool], rows: list[list[int]], cols: list[list[int]], free: int,
                rand: Callable[[], float]) -> tuple[int, int, int, int]:
     """The first (fact, rule) that can be grounded, facts (the first ``count`` of ``edges``) and
     then each fact's rules drawn in uniformly random order, lazily (one ``rand()`` per item
     drawn; the drawn item's place takes the last one's; ``order`` is room for a group's rules):
-    (fact index, r1, r2, the people who could be c), or fact index -1 when none can."""
+    (fact index, r1, r2, the people who could be c), or fact index -1 when none can.
+
+    A fact found ``dead`` (none of its rules grounded) stays so while the path grows (``free``
+    only shrinks): drawn again, it makes the ``rand()`` calls of its rules and nothing else."""
     first, second, spans = plan.first, plan.second, plan.spans
     while count:
         j = int(rand() * count)
         count -= 1
         e = edges[j]
         edges[j] = edges[count]
+        if dead[e]:
+            for rule in range(plan.total[preds[e]]):
+                rand()
+            continue
         a, b = people[e], people[e + 1]
         groups = spans[preds[e]]
         for g in range(0, len(groups), 2):
@@ -192,6 +201,7 @@ def _expansion(edges: list[int], count: int, plan: _RulePlan, order: list[int], 
                 cand = rows[r1][a] & cols[r2][b] & free
                 if cand:
                     return e, r1, r2, cand
+        dead[e] = True
     return -1, 0, 0, 0
 
 
@@ -213,6 +223,7 @@ def backward_chain(family: Family, kb: KB, k: int, x: int, z: int, rng: random.R
     if target < 0:
         return None
     people, preds = [x, z], [target]
+    dead = [False]  # per fact, whether none of its rules can be grounded any more
     steps: list[int] = []  # per step, the index and the predicate of the fact it expanded (for the proof)
     rows, cols = family.rows, family.cols()
     genders = family.genders
@@ -226,15 +237,15 @@ def backward_chain(family: Family, kb: KB, k: int, x: int, z: int, rng: random.R
         if allowed is None:
             for i in range(n):
                 edges[i] = i
-            found = _expansion(edges, n, plan, order, people, preds, rows, cols, ~used, rand)
+            found = _expansion(edges, n, plan, order, people, preds, dead, rows, cols, ~used, rand)
         else:  # facts stating other words first
             count = _fill(edges, allowed, preds, people, genders, False)
             if count > left:
                 return None  # an expansion replaces at most one banned fact
-            found = _expansion(edges, count, plan, order, people, preds, rows, cols, ~used, rand)
+            found = _expansion(edges, count, plan, order, people, preds, dead, rows, cols, ~used, rand)
             if found[0] < 0:
                 count = _fill(edges, allowed, preds, people, genders, True)
-                found = _expansion(edges, count, plan, order, people, preds, rows, cols, ~used, rand)
+                found = _expansion(edges, count, plan, order, people, preds, dead, rows, cols, ~used, rand)
         e, r1, r2, cand = found
         if e < 0:
             return None
@@ -249,6 +260,7 @@ def backward_chain(family: Family, kb: KB, k: int, x: int, z: int, rng: random.R
         people.insert(e + 1, c)
         preds[e] = r1
         preds.insert(e + 1, r2)
+        dead.insert(e + 1, False)
     if allowed is not None and not all(_stated(allowed, preds, people, genders, i) for i in range(k)):
         return None
     return Chain(people, preds, target, _proof(people, preds, steps))

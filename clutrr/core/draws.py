@@ -32,7 +32,7 @@ def random_bit(mask: int, rand: Callable[[], float]) -> int:
     if not mask & (mask - 1):  # one bit (the chainer's usual case): its draw can only pick it
         rand()
         return mask.bit_length() - 1
-    for _ in range(int(rand() * mask.bit_count())):
+    for skip in range(int(rand() * mask.bit_count())):  # named: compiled, ``_`` is boxed each pass
         mask &= mask - 1
     return (mask & -mask).bit_length() - 1
 

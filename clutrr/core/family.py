@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from clutrr.core.draws import below
 from clutrr.core.genealogy import bit_masks, bit_rows, relation_rows, transpose_rows
 from clutrr.core.kb import KB
 from clutrr.core.native import mypyc_attr
@@ -174,48 +175,58 @@ def sample_genealogy(config: FamilyConfig, rng: random.Random) -> Genealogy:
     Each couple has between min_children and max_children children; each child marries an
     outsider of the other gender with probability p_marry, and an outsider brings their
     own parents and up to max_children - 1 siblings with probability p_inlaw_family.
+    (Counts are drawn as ``rng.randint`` draws them, by :func:`~clutrr.core.draws.below`.)
     """
-    genders: list[int] = []
-    father: list[int] = []
-    mother: list[int] = []
-    spouse: list[int] = []
-
-    def person(gender: int, dad: int = -1, mum: int = -1) -> int:
-        genders.append(gender)
-        father.append(dad)
-        mother.append(mum)
-        spouse.append(-1)
-        return len(genders) - 1
-
-    def marry(a: int, b: int) -> None:
-        spouse[a] = b
-        spouse[b] = a
-
-    def new_gender() -> int:
-        return 1 if rng.random() < config.p_female else 0
-
-    founder_m, founder_f = person(0), person(1)
-    marry(founder_m, founder_f)
+    tree = _Tree()
+    rand, getrandbits = rng.random, rng.getrandbits
+    p_female, p_marry, p_inlaw = config.p_female, config.p_marry, config.p_inlaw_family
+    fewest, most = config.min_children, config.max_children
+    siblings = max(0, most - 1)
+    genders = tree.genders
+    founder_m, founder_f = tree.person(0), tree.person(1)
+    tree.marry(founder_m, founder_f)
     couples = [(founder_m, founder_f)]
-    for _ in range(config.generations - 1):
+    for generation in range(config.generations - 1):  # named: compiled, ``_`` is boxed each pass
         if not couples:  # the family died out: later generations would draw nothing
             break
         next_couples = []
         for dad, mum in couples:
-            for _ in range(rng.randint(config.min_children, config.max_children)):
-                c = person(new_gender(), dad, mum)
-                if rng.random() >= config.p_marry:
+            for child in range(fewest + below(getrandbits, most - fewest + 1)):
+                c = tree.person(1 if rand() < p_female else 0, dad, mum)
+                if rand() >= p_marry:
                     continue
                 partner_gender = 1 - genders[c]
-                if rng.random() < config.p_inlaw_family:
-                    pf, pm = person(0), person(1)
-                    marry(pf, pm)
-                    partner = person(partner_gender, pf, pm)
-                    for _ in range(rng.randint(0, max(0, config.max_children - 1))):
-                        person(new_gender(), pf, pm)
+                if rand() < p_inlaw:
+                    pf, pm = tree.person(0), tree.person(1)
+                    tree.marry(pf, pm)
+                    partner = tree.person(partner_gender, pf, pm)
+                    for sibling in range(below(getrandbits, siblings + 1)):
+                        tree.person(1 if rand() < p_female else 0, pf, pm)
                 else:
-                    partner = person(partner_gender)
-                marry(c, partner)
+                    partner = tree.person(partner_gender)
+                tree.marry(c, partner)
                 next_couples.append((c, partner) if genders[c] == 0 else (partner, c))
         couples = next_couples
-    return genders, father, mother, spouse
+    return tree.genders, tree.father, tree.mother, tree.spouse
+
+
+class _Tree:
+    """The people of a genealogy being drawn: each one's gender, parents and spouse (-1: none)."""
+
+    def __init__(self) -> None:
+        self.genders: list[int] = []
+        self.father: list[int] = []
+        self.mother: list[int] = []
+        self.spouse: list[int] = []
+
+    def person(self, gender: int, dad: int = -1, mum: int = -1) -> int:
+        """A new single person (their index)."""
+        self.genders.append(gender)
+        self.father.append(dad)
+        self.mother.append(mum)
+        self.spouse.append(-1)
+        return len(self.genders) - 1
+
+    def marry(self, a: int, b: int) -> None:
+        self.spouse[a] = b
+        self.spouse[b] = a

@@ -63,11 +63,11 @@ class _Walker:
         facts: list[Fact] = []
         a = start
         family, out, rand = self.family, self.out, self.rand
-        for _ in range(steps):
+        for step in range(steps):  # named loop variables: compiled, ``_`` is boxed each pass
             options = out[a] & ~used
             if not options:
                 return None
-            for _ in range(int(rand() * options.bit_count())):  # random_bit(options, rand)
+            for skip in range(int(rand() * options.bit_count())):  # random_bit(options, rand)
                 options &= options - 1
             b = (options & -options).bit_length() - 1
             facts.append((a, family.relation(a, b), b))
@@ -91,7 +91,7 @@ class _Walker:
         span = k + 1
         pairs = list(_chain_pairs(k, n > 1))
         rand, left = self.rand, len(pairs)
-        for _ in range(min(12, left)):  # up to 12 pairs in uniformly random order (in_random_order's draws)
+        for tried in range(min(12, left)):  # up to 12 pairs in uniformly random order (in_random_order's draws)
             pick = int(rand() * left)
             i = pairs[pick] // span
             j = pairs[pick] - i * span
@@ -102,7 +102,7 @@ class _Walker:
                 if self.out[u] >> v & 1:
                     return [(u, family.relation(u, v), v)]
                 continue
-            for _ in range(4):
+            for walks in range(4):
                 # walk n - 2 steps, then step to someone who is linked to v
                 found = self.walk(u, n - 2, self.used)
                 if found is None:
@@ -122,7 +122,7 @@ class _Walker:
     def irrelevant(self, chain: Chain, n: int) -> list[Fact] | None:
         people, rand = list(chain.people), self.rand
         left = len(people)
-        for _ in range(min(8, left)):  # up to 8 chain people in uniformly random order (in_random_order's draws)
+        for tried in range(min(8, left)):  # up to 8 chain people in uniformly random order (in_random_order's draws)
             pick = int(rand() * left)
             u = people[pick]
             left -= 1
@@ -135,7 +135,7 @@ class _Walker:
 
     def disconnected(self, chain: Chain, n: int) -> list[Fact] | None:
         free = ((1 << self.family.size) - 1) & ~self.used
-        for _ in range(8):
+        for tried in range(8):
             if not free:
                 return None
             u = random_bit(free, self.rand)
