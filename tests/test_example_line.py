@@ -56,3 +56,24 @@ def test_the_kept_entries_start_again_beyond_the_limit(monkeypatch):
         assert rows.example_line(ex) == rows.json_line(ex.record)
         assert parts.size <= 5
         assert sum(map(len, parts.by_person)) <= 5
+
+
+def test_kept_entries_take_their_size_not_orjsons_buffer(monkeypatch):
+    """Each kept entry holds its JSON at its own size (orjson's bytes keep a ~4 KB buffer), so the
+    table at its limit stays well under 100 MB."""
+    import tracemalloc
+
+    monkeypatch.setattr(rows, "_ENTRY_JSON", {})
+    config = GeneratorConfig()
+    parts = rows.entry_json(make_example(config, 2, "all", 5, 0).kb)
+    examples = [make_example(config, 3, "all", 13, i) for i in range(40)]
+    tracemalloc.start()
+    try:
+        for ex in examples:
+            rows.example_line(ex)
+        kept = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    assert parts.size > 500
+    assert kept / parts.size < 1000  # bytes per entry, with the tables' own share
+    assert rows.ENTRY_JSON_LIMIT * 1000 < 100 * 2**20

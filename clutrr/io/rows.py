@@ -91,7 +91,7 @@ def example_line(ex: Example) -> bytes:
     return json_line(ex.record)
 
 
-ENTRY_JSON_LIMIT = 1 << 18  # entries an EntryJson keeps (it starts again beyond)
+ENTRY_JSON_LIMIT = 1 << 16  # entries an EntryJson keeps (it starts again beyond): well under 100 MB
 EDGE_KEY = 1 << 10  # an edge's head, tail and predicate below this make one int key
 
 
@@ -119,7 +119,8 @@ class EntryJson:
                 people.clear()
             self.by_edge.clear()
             self.by_piece.clear()
-        return orjson.Fragment(orjson.dumps(entry))
+        # an exact-size copy: the bytes orjson returns keep its write buffer's capacity (about 4 KB)
+        return orjson.Fragment(bytes(memoryview(orjson.dumps(entry))))
 
     def people(self, ex: Example) -> list:
         """The JSON of the entries of ``ex.people``."""
