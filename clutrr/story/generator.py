@@ -462,8 +462,9 @@ class _Knobs:
         self.depth = config.depth
         self.difficulty = config.difficulty
         self.task = TASK_OF_NOISE[noise]
-        self.facts = list(range(k))  # a chain's edge indices and people, as rendering takes them (lists)
-        self.chain_people = list(range(k + 1))
+        # a chain's edge indices and people: ranges, which rendering reads without a list made of them
+        self.facts = range(k)
+        self.chain_people = range(k + 1)
         self.table: list[list[int]] = kb.table  # kb.compose, read without a call
         self.int_shapes = len(kb.predicates) ** k << (k + 1) < 1 << 62  # a chain shape's key fits an unboxed int
 
@@ -685,8 +686,7 @@ def _assemble(ctx: _Context, family: Family, chain: Chain, shape: _Shape, noise_
         stop = first + len(path) - 1
         heads = tuple([gender_words[genders[path[j]]] for j in range(stop - first)])  # each fact's head's gender
         plan = path_plan(bank, tuple(words[first:stop]), heads, knobs.max_piece)
-        story_pieces += render_plan(bank, plan, [first + j for j in range(stop - first)], path, marks, genders, rng,
-                                    used)
+        story_pieces += render_plan(bank, plan, range(first, stop), path, marks, genders, rng, used)
     shuffle(rng, story_pieces)
     target_word = cast(str, ctx.words[qpred][genders[qb]])
     target_piece = render_fact(bank, target_word, qa, qb, marks, genders, rng)
