@@ -70,7 +70,7 @@ def test_repeated_ids_are_found_as_a_set_finds_them():
 
 
 def test_rendering_draws_as_randrange_draws():
-    from clutrr.render.stitching import _below
+    from clutrr.core.draws import below_rng as _below
 
     for seed in range(20):
         ours, theirs = random.Random(seed), random.Random(seed)

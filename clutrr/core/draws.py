@@ -27,6 +27,19 @@ def below(getrandbits: Callable[[int], int], n: int) -> int:
     return j
 
 
+_GETRANDBITS: Final = _random.Random.getrandbits  # called with the rng: no bound method made per draw
+
+
+def below_rng(rng: random.Random, n: int) -> int:
+    """:func:`below` given the rng itself, for callers that draw once or twice (no bound
+    ``rng.getrandbits`` made per call)."""
+    bits = n.bit_length()
+    j: int = _GETRANDBITS(rng, bits)
+    while j >= n:
+        j = _GETRANDBITS(rng, bits)
+    return j
+
+
 def random_bit(mask: int, rand: Callable[[], float]) -> int:
     """A uniformly random set bit of a non-zero ``mask`` (its index), using ``rand()`` in [0, 1)."""
     if not mask & (mask - 1):  # one bit (the chainer's usual case): its draw can only pick it

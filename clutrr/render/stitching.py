@@ -4,8 +4,7 @@ from __future__ import annotations
 import random
 from typing import Final, NamedTuple, Sequence, cast
 
-import _random
-
+from clutrr.core.draws import below_rng
 from clutrr.core.kb import GENDERS
 from clutrr.core.native import mypyc_attr
 from clutrr.render.templates import Bank, Template
@@ -238,7 +237,7 @@ class PathPlan:
         lengths = []
         i = 0
         while i < n:
-            pick = _below(rng, count[i])
+            pick = below_rng(rng, count[i])
             for L in valid[i]:
                 if pick < L * count[i + L]:
                     lengths.append(L)
@@ -259,18 +258,6 @@ def _counts(valid: list[list[int]]) -> list[int]:
             total += L * count[i + L]
         count[i] = total
     return count
-
-
-_GETRANDBITS: Final = _random.Random.getrandbits  # called with the rng: no bound method made per draw
-
-
-def _below(rng: random.Random, n: int) -> int:
-    """``rng.randrange(n)`` for ``n`` >= 1 (:func:`clutrr.core.draws.below`): the same draws and result."""
-    bits = n.bit_length()
-    j: int = _GETRANDBITS(rng, bits)
-    while j >= n:
-        j = _GETRANDBITS(rng, bits)
-    return j
 
 
 def path_plan(bank: Bank, words: tuple[str, ...], heads: tuple[str, ...], max_piece: int,
@@ -348,7 +335,7 @@ def render_plan(bank: Bank, plan: PathPlan, edges: Sequence[int], people: Sequen
     i = 0
     for L in lengths:
         ts = options[i][L - 1]
-        form = ts[_below(rng, len(ts))]  # rng.choice(ts), with its draws
+        form = ts[below_rng(rng, len(ts))]  # rng.choice(ts), with its draws
         tid = form.id
         if tid in used:
             fresh = [t for t in ts if t.id not in used]
@@ -413,6 +400,6 @@ def render_fact(bank: Bank, word: str, head: int, tail: int, marks: list[str], g
     ts = fact_forms(bank, word, genders[head])
     if not ts:
         raise NoCoverError(f"no template covers the relation word(s) {[word]}")
-    form = ts[_below(rng, len(ts))]  # rng.choice(ts), with its draws
+    form = ts[below_rng(rng, len(ts))]  # rng.choice(ts), with its draws
     text = form.render(genders[head] | genders[tail] << 1, marks, [head, tail], 0)
     return _piece(_PIECE, (text, form.id, _span(edge, 1) if edge >= 0 else (edge,)))
