@@ -54,6 +54,7 @@ import time
 from pathlib import Path
 
 from bench_startup import compile_package  # this folder is on sys.path when the script runs
+from clutrr.commands.console import Parser
 
 try:
     import psutil
@@ -461,37 +462,48 @@ def cluster(rows: int) -> None:
               f"{workers:13.1f} {100 * driver / workers:11.1f}%", flush=True)
 
 
+def count(text: str) -> int:
+    """A whole number of at least 1, for argparse (a count of rows, rounds or workers)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = Parser(description=__doc__.splitlines()[0])
     parser.add_argument("--case", action="append", choices=sorted(CASES), help="only this case (repeatable)")
     parser.add_argument("--engine", action="append", choices=sorted(ENGINES), help="only this engine (repeatable)")
-    parser.add_argument("--rows", type=int, default=ROWS, help=f"rows per job (default {ROWS:,})")
+    parser.add_argument("--rows", type=count, default=ROWS, help=f"rows per job (default {ROWS:,})")
     parser.add_argument("--list", action="store_true", help="list case and engine names")
-    parser.add_argument("--big", type=int, default=0, help="instead: one k=2,3 run of this many rows")
+    parser.add_argument("--big", type=count, help="instead: one k=2,3 run of this many rows")
     parser.add_argument("--big-k", default="2,3", help="chain lengths of the --big run (default 2,3)")
-    parser.add_argument("--workers", type=int, default=2, help="workers of the --big run (default 2)")
+    parser.add_argument("--workers", type=count, default=2, help="workers of the --big run (default 2)")
     parser.add_argument("--format", default="csv", help="formats of the --big run (default csv)")
     parser.add_argument("--versus", action="store_true", help="only the reasoning-gym comparison")
-    parser.add_argument("--versus-rows", type=int, default=VERSUS_ROWS, help=f"items per job (default {VERSUS_ROWS:,})")
+    parser.add_argument("--versus-rows", type=count, default=VERSUS_ROWS, help=f"items per job (default {VERSUS_ROWS:,})")
     parser.add_argument("--cluster", action="store_true", help="only the two-node Ray cluster figures")
-    parser.add_argument("--cluster-rows", type=int, default=200_000, help="rows of the cluster job (default 200,000)")
+    parser.add_argument("--cluster-rows", type=count, default=200_000, help="rows of the cluster job (default 200,000)")
     parser.add_argument("--builds", action="store_true",
                         help="only the compiled and pure builds (both wheels built first) beside reasoning-gym")
-    parser.add_argument("--builds-rows", type=int, default=VERSUS_ROWS, help=f"items per builds job (default {VERSUS_ROWS:,})")
-    parser.add_argument("--builds-repeats", type=int, default=VERSUS_REPEATS, help="paired rounds of the builds section")
+    parser.add_argument("--builds-rows", type=count, default=VERSUS_ROWS, help=f"items per builds job (default {VERSUS_ROWS:,})")
+    parser.add_argument("--builds-repeats", type=count, default=VERSUS_REPEATS, help="paired rounds of the builds section")
     parser.add_argument("--parallel", action="store_true", help="only the --workers 2 efficiency against two runs")
-    parser.add_argument("--parallel-rows", type=int, default=100_000,
+    parser.add_argument("--parallel-rows", type=count, default=100_000,
                         help="stories per single-worker run of the parallel section (default 100,000)")
-    parser.add_argument("--parallel-rounds", type=int, default=PARALLEL_ROUNDS,
+    parser.add_argument("--parallel-rounds", type=count, default=PARALLEL_ROUNDS,
                         help=f"alternating rounds of the parallel section (default {PARALLEL_ROUNDS})")
     parser.add_argument("--kinship", action="store_true", help="only the kinship systems against the default")
-    parser.add_argument("--kinship-rows", type=int, default=ROWS, help=f"rows per kinship job (default {ROWS:,})")
+    parser.add_argument("--kinship-rows", type=count, default=ROWS, help=f"rows per kinship job (default {ROWS:,})")
     parser.add_argument("--kinship-test-k", default="none",
                         help="test k of the kinship section's jobs, e.g. 2..6 as in the issue (default none)")
     parser.add_argument("--kinship-systems", default=",".join(KINSHIP_SYSTEMS),
                         help="systems of the kinship section (names or terminology files, comma-separated)")
     parser.add_argument("--size", action="store_true", help="only the size axis (k=10, 30, 100; 100 and 1,000 facts)")
-    parser.add_argument("--size-rows", type=int, default=SIZE_ROWS, help=f"stories per size run (default {SIZE_ROWS:,})")
+    parser.add_argument("--size-rows", type=count, default=SIZE_ROWS, help=f"stories per size run (default {SIZE_ROWS:,})")
     parser.add_argument("--size-case", action="append", choices=sorted(SIZE_CASES), help="only this size case")
     args = parser.parse_args()
     compile_package()
@@ -499,7 +511,7 @@ def main() -> None:
         print("cases:", ", ".join(CASES))
         print("engines:", ", ".join(ENGINES))
         return
-    if args.big:
+    if args.big is not None:
         big(args.big, args.big_k, args.workers, args.format)
         return
     if args.size:
