@@ -16,6 +16,7 @@ from importlib.util import find_spec
 from typing import Iterator
 
 from clutrr import BUILD, __version__, commands
+from clutrr.frozen import freeze_kept
 
 # Commands whose numpy work is products small enough for one BLAS thread (clutrr.core.genealogy.compose
 # keeps them so): for them OpenBLAS's pool of threads, started when numpy loads, only costs CPU.
@@ -74,7 +75,7 @@ def start_up(command: str | None) -> Iterator[None]:
             load_numpy_on_one_blas_thread()
         yield
     finally:
-        gc.freeze()
+        freeze_kept()
         if enabled:
             gc.enable()
 

@@ -7,6 +7,7 @@ import hashlib
 
 import pytest
 
+from clutrr import frozen
 from clutrr.errors import UsageError
 from clutrr.io.rows import Task, json_line, story_hash
 from clutrr.io.shards import LogicalFile
@@ -43,28 +44,42 @@ def test_a_failed_row_leaves_the_thresholds():
     assert gc.get_threshold() == before
 
 
-def test_a_task_leaves_nothing_frozen_in_a_process_that_freezes_nothing():
-    frozen = gc.get_freeze_count()
+def test_a_task_leaves_nothing_frozen_in_a_process_that_freezes_nothing(monkeypatch):
+    monkeypatch.setattr(frozen, "_marked", False)
+    count = gc.get_freeze_count()
     gc.unfreeze()
     try:
         tasks.run_task(_context(), Task(0, 0, range(2)))
         assert gc.get_freeze_count() == 0
     finally:
-        if frozen:
+        if count:
             gc.freeze()
 
 
-def test_a_process_that_freezes_gets_what_a_task_leaves_frozen():
-    frozen = gc.get_freeze_count()
-    gc.freeze()
+def test_a_process_that_freezes_gets_what_a_task_leaves_frozen(monkeypatch):
+    monkeypatch.setattr(frozen, "_marked", False)
+    count = gc.get_freeze_count()
+    frozen.freeze_kept()
+    assert frozen.freezes_kept()
     try:
         before = gc.get_freeze_count()
         out = tasks.run_task(_context(), Task(0, 0, range(2)))
         assert gc.get_freeze_count() > before  # the result's lists, at least
         assert not any(o is out.jsonl for o in gc.get_objects())  # frozen: out of the collected generations
     finally:
-        if not frozen:
+        if not count:
             gc.unfreeze()
+
+
+def test_the_task_loop_never_counts_the_frozen_objects(monkeypatch):
+    """Counting them walks every frozen object: once per task, a third of a long run's CPU time."""
+    def walk():
+        raise AssertionError("gc.get_freeze_count() called by the task loop")
+    for marked in (False, True):
+        monkeypatch.setattr(frozen, "_marked", marked)
+        with monkeypatch.context() as m:
+            m.setattr(gc, "get_freeze_count", walk)
+            tasks.run_task(_context(), Task(0, 0, range(2)))
 
 
 def test_stories_make_no_reference_cycles():

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from clutrr.engines.base import STALL_SECONDS, Engine, EngineError, window
 from clutrr.engines.resources import check_memory
+from clutrr.frozen import freeze_kept
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
@@ -87,7 +88,7 @@ def load_and_freeze(prepare: Callable[[Any], None], context: Any) -> None:
     finally:
         if enabled:
             gc.enable()
-    gc.freeze()
+    freeze_kept()
 
 
 def _idle() -> None:

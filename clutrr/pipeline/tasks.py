@@ -16,6 +16,7 @@ from clutrr.story.generator import GenerationError, GeneratorConfig, banks, make
 from clutrr.story.long_context import context_counts
 from clutrr.core.kb import load_kb
 from clutrr.core.native import mypyc_attr
+from clutrr.frozen import freezes_kept
 from clutrr.io.csv_format import csv_line, row_fields
 from clutrr.io.rows import Task, TaskResult, example_line, story_hash
 from clutrr.io.shards import LogicalFile
@@ -64,10 +65,10 @@ def run_task(ctx: TaskContext, task: Task) -> TaskResult:
     """Generate and encode the task's rows. Raises RowFailure when a row cannot be built.
 
     The cyclic collector runs less often meanwhile (:data:`ROWS_COLLECT_EVERY`). In a process
-    that freezes what it keeps (one that has frozen objects already: the CLI's, an engine's
-    worker, see :func:`clutrr.engines.local.load_and_freeze`) what a finished task leaves is
-    frozen too: the generator's caches, which the collector's passes went through again and
-    again otherwise. Stories make no reference cycles, so freezing holds back no garbage.
+    that freezes what it keeps (marked by :func:`clutrr.frozen.freeze_kept`: the CLI's, an
+    engine's worker) what a finished task leaves is frozen too: the generator's caches, which
+    the collector's passes went through again and again otherwise. Stories make no reference
+    cycles, so freezing holds back no garbage.
     """
     thresholds = gc.get_threshold()
     gc.set_threshold(ROWS_COLLECT_EVERY, thresholds[1], thresholds[2])
@@ -75,9 +76,10 @@ def run_task(ctx: TaskContext, task: Task) -> TaskResult:
         out = _run_task(ctx, task)
     finally:
         gc.set_threshold(*thresholds)
-    if gc.get_freeze_count():
+    if freezes_kept():
         gc.freeze()
     return out
+
 
 
 def _run_task(ctx: TaskContext, task: Task) -> TaskResult:
