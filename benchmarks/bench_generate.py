@@ -189,8 +189,11 @@ for i in range(len(data)):
 """
 
 
-def _cpu_of(cmd: list[str]) -> float:
-    """CPU seconds (user + system) of a fresh process and its children."""
+def _cpu_of(cmd: list[str], fresh: str | None = None) -> float:
+    """CPU seconds (user + system) of a fresh process and its children; ``fresh``, an output
+    folder removed first (untimed), so the run does not verify and replace the last one's files."""
+    if fresh is not None:
+        shutil.rmtree(fresh, ignore_errors=True)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     if done.returncode != 0:
@@ -257,7 +260,8 @@ def kinship(rows: int, repeats: int = 3, systems: tuple[str, ...] = KINSHIP_SYST
                 print(f"{name:12s} {'-':>7s} {'-':>13s} {'-':>15s}  ({str(exc).splitlines()[-1]})")
                 continue
             ready[name] = command(rows // (2 + len(parse_ks(test_k))))  # rows per file
-        times = {name: statistics.median(_cpu_of(cmd) for _ in range(repeats)) for name, cmd in ready.items()}
+        times = {name: statistics.median(_cpu_of(cmd, fresh=f"{tmp}/{name}") for _ in range(repeats))
+                 for name, cmd in ready.items()}
     for name, cpu in times.items():
         ratio = f"{cpu / times['default']:14.2f}x" if "default" in times else "-"
         print(f"{name:12s} {cpu:7.2f} {rows / cpu:13.0f} {ratio:>15s}", flush=True)
@@ -281,7 +285,7 @@ def versus(rows: int = VERSUS_ROWS, repeats: int = VERSUS_REPEATS) -> None:
         cpu: dict[str, list[float]] = {name: [] for name in jobs}
         for _ in range(repeats):  # paired: every job once per round
             for name, cmd in jobs.items():
-                cpu[name].append(_cpu_of(cmd))
+                cpu[name].append(_cpu_of(cmd, fresh=os.path.join(tmp, "d")))
     print(f"\nper item, start-up included ({rows:,} items per job, {repeats} paired rounds, median CPU s; "
           f"clutrr writes JSONL with manifest and config, every label checked)")
     rg = rows / statistics.median(cpu["reasoning-gym family_relationships"])
@@ -342,7 +346,7 @@ def builds(rows: int = VERSUS_ROWS, repeats: int = VERSUS_REPEATS) -> None:
         cpu: dict[str, list[float]] = {name: [] for name in jobs}
         for _ in range(repeats):
             for name, cmd in jobs.items():
-                cpu[name].append(_cpu_of(cmd))
+                cpu[name].append(_cpu_of(cmd, fresh=os.path.join(tmp, "d")))
     med = {name: statistics.median(times) for name, times in cpu.items()}
     rg = rows / med["reasoning-gym family_relationships"]
     print(f"\ncompiled and pure builds ({rows:,} items per job, {repeats} paired rounds, median CPU s, start-up "
