@@ -37,8 +37,9 @@ generate: install
 TEST_WORKERS ?= 2
 PARALLEL := -n $(TEST_WORKERS) --dist loadfile
 
+# The suite's budget is 10 minutes: the run ends with its 25 slowest tests, to see where it goes.
 test: install-test
-	$(PY) -m pytest $(PARALLEL)
+	$(PY) -m pytest $(PARALLEL) --durations=25
 
 # The quick part of the suite (under a minute): every test module but the slow ones listed in
 # tests/conftest.py (SLOW_MODULES). Run `make test` before submitting.
