@@ -53,8 +53,9 @@ PROBE_FAMILIES = 40
 FAMILY_CHECK_MAX: Final = 64  # up to this size, checking a whole family once is cheaper than each story
 FAMILIES_KEPT = 16  # per context: the families of the last few blocks
 WINDOW_FAMILIES_KEPT: Final = 4  # of families above half DENSE_MAX_PEOPLE (about 11 MB each at 600 people)
-HELDOUT_MEMO_K: Final = 10  # held-out flags of patterns up to this length are remembered
+HELDOUT_MEMO_K: Final = 3  # held-out flags of patterns up to this length are remembered (longer ones rarely repeat)
 SHAPE_FACTS = 16_384  # per context: chain shapes kept, counted in facts (each holds a render plan)
+SHAPE_MEMO_K: Final = 6  # chain shapes are kept up to this k (a longer chain's shape almost never comes again)
 SET_REDRAWS = 8  # stories drawn for a people question before the first whose set has one name is taken
 CYK_MAX_K: Final = 8  # clean chains up to this length are checked by their CYK table instead
 SPLITS = ("train", "test")
@@ -467,6 +468,7 @@ class _Knobs:
         self.chain_people = range(k + 1)
         self.table: list[list[int]] = kb.table  # kb.compose, read without a call
         self.int_shapes = len(kb.predicates) ** k << (k + 1) < 1 << 62  # a chain shape's key fits an unboxed int
+        self.keep_shapes = k <= SHAPE_MEMO_K
 
 
 def _shape_key(ctx: _Context, chain: Chain, genders: list[int]) -> object:
@@ -484,18 +486,26 @@ def _shape_key(ctx: _Context, chain: Chain, genders: list[int]) -> object:
 
 
 def _shape(ctx: _Context, seed: int, chain: Chain, genders: list[int]) -> _Shape:
+    """The chain's :class:`_Shape`, kept per context for chains of up to SHAPE_MEMO_K facts."""
+    if not ctx.knobs.keep_shapes:
+        return _new_shape(ctx, seed, chain, genders)
     key = _shape_key(ctx, chain, genders)
     hit = ctx.shapes.get(key)
     if hit is None:
-        people = [genders[p] for p in chain.people]
-        k, word, knobs = chain.k, ctx.words, ctx.knobs
-        words = tuple([cast(str, word[p][people[i + 1]]) for i, p in enumerate(chain.preds)])
-        pattern = "-".join(words)
-        gender_words = GENDERS
-        heads = tuple([gender_words[g] for g in people[:-1]])
-        hit = ctx.shapes.keep(key, _Shape(words, pattern, pattern_heldout(pattern, k, seed, knobs.holdout), heads,
-                                          path_plan(ctx.bank, words, heads, knobs.max_piece, keep=False)), k)
+        hit = ctx.shapes.keep(key, _new_shape(ctx, seed, chain, genders), chain.k)
     return hit
+
+
+def _new_shape(ctx: _Context, seed: int, chain: Chain, genders: list[int]) -> _Shape:
+    """The chain's :class:`_Shape`, worked out."""
+    people = [genders[p] for p in chain.people]
+    k, word, knobs = chain.k, ctx.words, ctx.knobs
+    words = tuple([cast(str, word[p][people[i + 1]]) for i, p in enumerate(chain.preds)])
+    pattern = "-".join(words)
+    gender_words = GENDERS
+    heads = tuple([gender_words[g] for g in people[:-1]])
+    return _Shape(words, pattern, pattern_heldout(pattern, k, seed, knobs.holdout), heads,
+                  path_plan(ctx.bank, words, heads, knobs.max_piece, keep=False))
 
 
 class _Recent:
