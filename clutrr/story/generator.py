@@ -135,6 +135,14 @@ def stable_hash(*parts: object, size: int = 8) -> int:
     return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=size).digest(), "big")
 
 
+# BLAKE2b's methods and int.from_bytes, called with their object (compiled: no method looked up by name per call)
+_COPY: Final = hashlib.blake2b.copy
+_UPDATE: Final = hashlib.blake2b.update
+_DIGEST: Final = hashlib.blake2b.digest
+_HEXDIGEST: Final = hashlib.blake2b.hexdigest
+_FROM_BYTES: Final = int.from_bytes
+
+
 class _HashPrefix:
     """:func:`stable_hash` of parts that start with the same few, with those hashed once."""
 
@@ -145,24 +153,22 @@ class _HashPrefix:
 
     def __call__(self, *rest: object) -> int:
         """``stable_hash(*parts, *rest)`` (``rest`` not empty)."""
-        h = self._state.copy()
-        h.update("\x1f".join(map(repr, rest)).encode())
-        return int.from_bytes(h.digest(), "big")
+        return self.of_ints("\x1f".join(map(repr, rest)).encode())
 
     def of_ints(self, ints: bytes) -> int:
         """``self(a, b)`` for ``ints = ints_part(a, b)``, with no tuple or reprs built (a story's two
         hashes continue with the same ints, made once)."""
-        return int.from_bytes(self._continued(ints).digest(), "big")
+        return _FROM_BYTES(_DIGEST(self._continued(ints)), "big")
 
     def uuid4_of_ints(self, ints: bytes) -> str:
         """``str(uuid.UUID(int=self(a, b), version=4))`` for ``ints = ints_part(a, b)`` and a prefix of
         16 bytes, from the hash's hex digits."""
-        return uuid4_hex(self._continued(ints).hexdigest())
+        return uuid4_hex(_HEXDIGEST(self._continued(ints)))
 
     def _continued(self, data: bytes) -> hashlib.blake2b:
         """The prefix's hash, continued with ``data``."""
-        h = self._state.copy()
-        h.update(data)
+        h = _COPY(self._state)
+        _UPDATE(h, data)
         return h
 
 
@@ -299,7 +305,8 @@ def _family(ctx: _Context, key: tuple[int, ...]) -> Family:
     families = ctx.families
     fam = families.get(key)
     if fam is None:
-        fam = draw_family(ctx.family, ctx.kb, seeded(ctx.family_hash(*key)))
+        hashed = ctx.family_hash.of_ints(ints_part(key[0], key[1])) if len(key) == 2 else ctx.family_hash(*key)
+        fam = draw_family(ctx.family, ctx.kb, seeded(hashed))
         kept = WINDOW_FAMILIES_KEPT if fam.size > DENSE_MAX_PEOPLE // 2 else ctx.knobs.families_kept
         if len(families) >= kept:
             for old in list(families)[:len(families) - kept + 1]:  # the oldest
