@@ -14,8 +14,9 @@ from typing import Any, Callable, Final
 
 import _random
 
-_new = random.Random.__new__
-_seed = _random.Random.seed
+_RANDOM: Final = random.Random  # read as statics (compiled: no module or attribute lookup per seed)
+_new: Final = random.Random.__new__
+_seed: Final = _random.Random.seed
 
 
 def below(getrandbits: Callable[[int], int], n: int) -> int:
@@ -53,7 +54,7 @@ def random_bit(mask: int, rand: Callable[[], float]) -> int:
 def seeded(n: int) -> random.Random:
     """``random.Random(n)`` for an int ``n``: the same state, seeded once by the C seed
     (``Random.__init__`` and ``Random.seed`` run Python code around that call, per story)."""
-    rng = _new(random.Random)
+    rng = _new(_RANDOM)
     _seed(rng, n)
     state: Any = rng
     state.gauss_next = None  # what Random.seed sets besides the C state (getstate reads it)

@@ -60,6 +60,7 @@ SET_REDRAWS = 8  # stories drawn for a people question before the first whose se
 CYK_MAX_K: Final = 8  # clean chains up to this length are checked by their CYK table instead
 SPLITS = ("train", "test")
 Fact = tuple[int, int, int]
+_GENDER_WORDS: Final = GENDERS  # a static (compiled: an imported name is a module-dict lookup per read)
 
 
 @mypyc_attr(native_class=False)
@@ -178,7 +179,7 @@ def ints_part(a: int, b: int) -> bytes:
     return f"{a}\x1f{b}".encode()
 
 
-_VARIANT = {d: "89ab"[int(d, 16) & 3] for d in "0123456789abcdef"}  # a UUID's variant digit, by the digit it replaces
+_VARIANT: Final = {d: "89ab"[int(d, 16) & 3] for d in "0123456789abcdef"}  # a UUID's variant digit, by the digit it replaces
 
 
 def uuid4_hex(h: str) -> str:
@@ -199,7 +200,7 @@ def _heldout(pattern: str, k: int, seed: int, fraction: float) -> bool:
     return k > 2 and fraction > 0 and _pattern_hash(seed)(pattern) < fraction * 2**64
 
 
-_PATTERN_HASHES: dict[int, _HashPrefix] = {}
+_PATTERN_HASHES: Final[dict[int, _HashPrefix]] = {}
 
 
 def _pattern_hash(seed: int) -> _HashPrefix:
@@ -212,7 +213,7 @@ def _pattern_hash(seed: int) -> _HashPrefix:
     return hit
 
 
-_heldout_memo = lru_cache(maxsize=1 << 16)(_heldout)
+_heldout_memo: Final = lru_cache(maxsize=1 << 16)(_heldout)
 
 
 def check_request(k: int, noise: str, split: str, config: GeneratorConfig) -> None:
@@ -509,7 +510,7 @@ def _new_shape(ctx: _Context, seed: int, chain: Chain, genders: list[int]) -> _S
     k, word, knobs = chain.k, ctx.words, ctx.knobs
     words = tuple([cast(str, word[p][people[i + 1]]) for i, p in enumerate(chain.preds)])
     pattern = "-".join(words)
-    gender_words = GENDERS
+    gender_words = _GENDER_WORDS
     heads = tuple([gender_words[g] for g in people[:-1]])
     return _Shape(words, pattern, pattern_heldout(pattern, k, seed, knobs.holdout), heads,
                   path_plan(ctx.bank, words, heads, knobs.max_piece, keep=False))
@@ -698,7 +699,7 @@ def _assemble(ctx: _Context, family: Family, chain: Chain, shape: _Shape, noise_
     used: set[str] = set()  # no template twice in one story
     chain_pieces = render_plan(bank, shape.plan, knobs.facts, knobs.chain_people, marks, genders, rng, used)
     story_pieces = list(chain_pieces)
-    gender_words = GENDERS
+    gender_words = _GENDER_WORDS
     for first, path in paths:
         stop = first + len(path) - 1
         heads = tuple([gender_words[genders[path[j]]] for j in range(stop - first)])  # each fact's head's gender
@@ -801,7 +802,7 @@ def _distinct(people: list[int]) -> bool:
     return True
 
 
-_ENTAILED: dict[tuple, tuple[KB, int]] = {}
+_ENTAILED: Final[dict[tuple, tuple[KB, int]]] = {}
 
 
 def _chain_entailment(kb: KB, preds: tuple[int, ...]) -> int:
