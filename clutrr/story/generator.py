@@ -386,18 +386,31 @@ def _target_order(seed: int, split: str, k: int, noise: str, block: int, n: int)
     return tuple(order)
 
 
-def _target_word(words: tuple[tuple[int, int], ...], seed: int, split: str, k: int, noise: str, index: int,
-                 orders: dict[tuple[str, int], tuple[int, ...]]) -> tuple[int, int]:
+class _RecentOrder:
+    """The target words' order of the block asked for last, and its kind (a run asks for block after block)."""
+
+    def __init__(self) -> None:
+        self.kind = ""
+        self.block = -1
+        self.order: tuple[int, ...] = ()
+
+
+def _target_word(ctx: _Context, words: tuple[tuple[int, int], ...], seed: int, split: str, k: int, noise: str,
+                 index: int) -> tuple[int, int]:
     """Stratified target: each block of len(words) indices uses every word once (in an order
-    seeded per block, kept in ``orders``)."""
+    seeded per block, kept in ``ctx.orders``; the last one asked for at hand in ``ctx.recent_order``)."""
     n = len(words)
     block = index // n
-    order = orders.get((noise, block))
-    if order is None:
-        if len(orders) > 1024:
-            orders.clear()
-        order = orders[noise, block] = _target_order(seed, split, k, noise, block, n)
-    return words[order[index % n]]
+    recent = ctx.recent_order
+    if recent.block != block or recent.kind != noise:
+        orders = ctx.orders
+        order = orders.get((noise, block))
+        if order is None:
+            if len(orders) > 1024:
+                orders.clear()
+            order = orders[noise, block] = _target_order(seed, split, k, noise, block, n)
+        recent.kind, recent.block, recent.order = noise, block, order
+    return words[recent.order[index % n]]
 
 
 @dataclass(frozen=True)
@@ -424,6 +437,7 @@ class _Context:
     shapes: FactMemo = field(default_factory=lambda: FactMemo(SHAPE_FACTS), compare=False)  # chain -> _Shape
     # the target words' order per (kind, block)
     orders: dict[tuple[str, int], tuple[int, ...]] = field(default_factory=dict, compare=False)
+    recent_order: _RecentOrder = field(default_factory=_RecentOrder, compare=False)
 
 
 @dataclass
@@ -597,33 +611,37 @@ def _story(ctx: _Context, k: int, noise: str, seed: int, index: int, split: str,
     coin = stable_hash("mixed", seed, split, k, noise, index // 2) & 1 if knobs.mixed else 0
     memory, nth = row_kind(knobs.query, index, coin)
     if memory:
-        want = _target_word(ctx.stated, seed, split, k, f"{noise}/memory", nth, ctx.orders)
+        want = _target_word(ctx, ctx.stated, seed, split, k, f"{noise}/memory", nth)
     elif redraw:  # another story for a question of another form: any chain target (the question asks another)
         want = ctx.targets[rng.randrange(len(ctx.targets))]
     else:
-        want = _target_word(ctx.targets, seed, split, k, noise, nth, ctx.orders)
+        want = _target_word(ctx, ctx.targets, seed, split, k, noise, nth)
     block = index // knobs.block_size
     tries_per_family = knobs.tries_per_family
     for tries in range(MAX_ATTEMPTS):
         # the indices of a block share their families, so retries mostly hit the cache
         family = _family(ctx, (block, tries) if attempt == 0 else (index, attempt, tries))
+        table = word_pairs(family)
         if memory:  # the word asked is a stated fact's: chains likely to state it first, then any
             likely = chain_targets(kb, want[0], k) if tries < MAX_ATTEMPTS // 4 else None
             targets = [(p, g) for p, g in present_targets(family) if likely is None or p in likely]
             if not targets:
                 continue
             pred, gender = rng.choice(targets)
+            span = table.spans.get((pred, gender), (0, 0))
         elif tries < MAX_ATTEMPTS // 2:
-            if want not in word_pairs(family).spans:
+            found = table.spans.get(want)  # the word's pairs (one lookup, no tuple made)
+            if found is None:
                 continue
             pred, gender = want
+            span = found
         else:
             targets = [(p, g) for p, g in present_targets(family) if ctx.target_ok[p][g]]
             if not targets:
                 continue
             pred, gender = rng.choice(targets)
-        table = word_pairs(family)
-        start, count = table.spans.get((pred, gender), (0, 0))
+            span = table.spans.get((pred, gender), (0, 0))
+        start, count = span
         xs, ys = table.xs, table.ys
         if knobs.kinship and k > 1:  # a terminology's wide terms: only pairs the chainer's first step can expand
             xs, ys = expandable_pairs(family, kb, (pred, gender))
