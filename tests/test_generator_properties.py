@@ -169,3 +169,12 @@ def test_example_ids_are_the_version_4_uuids_of_their_hashes():
             assert uuid4 == str(uuid.UUID(int=n, version=4)) == uuid4_hex(f"{n:032x}")
     examples = _HashPrefix("example", 5, "train", 3, "none")
     assert [examples.of_ints(ints_part(i, 2)) for i in range(50)] == [examples(i, 2) for i in range(50)]
+
+
+def test_a_pattern_hash_of_text_is_the_stable_hash_of_its_parts():
+    from clutrr.story.generator import _HashPrefix, stable_hash
+
+    patterns = ("son-wife", "mother's-\"aunt\"", "tía-cuñada", "a\\b\x1fc", "")
+    hashes = _HashPrefix("pattern", 11)
+    assert [hashes.of_text(p) for p in patterns] == [stable_hash("pattern", 11, p) for p in patterns]
+    assert len({hashes.of_text(p) for p in patterns}) == len(patterns)

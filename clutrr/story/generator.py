@@ -161,6 +161,10 @@ class _HashPrefix:
         hashes continue with the same ints, made once)."""
         return _FROM_BYTES(_DIGEST(self._continued(ints)), "big")
 
+    def of_text(self, text: str) -> int:
+        """``self(text)``, with no tuple, map or join made."""
+        return self.of_ints(repr(text).encode())
+
     def uuid4_of_ints(self, ints: bytes) -> str:
         """``str(uuid.UUID(int=self(a, b), version=4))`` for ``ints = ints_part(a, b)`` and a prefix of
         16 bytes, from the hash's hex digits."""
@@ -197,7 +201,7 @@ def pattern_heldout(pattern: str, k: int, seed: int, fraction: float) -> bool:
 
 
 def _heldout(pattern: str, k: int, seed: int, fraction: float) -> bool:
-    return k > 2 and fraction > 0 and _pattern_hash(seed)(pattern) < fraction * 2**64
+    return k > 2 and fraction > 0 and _pattern_hash(seed).of_text(pattern) < fraction * 2**64
 
 
 _PATTERN_HASHES: Final[dict[int, _HashPrefix]] = {}
