@@ -57,3 +57,14 @@ def test_random_bit_picks_the_drawn_set_bit_with_one_draw():
             assert random_bit(mask, ours.random) == bits[int(theirs.random() * len(bits))], (seed, mask)
             assert ours.getstate() == theirs.getstate()
 
+
+
+def test_sample_matches_the_standard_library_for_many_picks():
+    """Around the set sizes of many picks (the pool or the rejection branch), kept by k up to 63 and computed above."""
+    for seed in range(20):
+        for k in (30, 62, 63, 64, 70):
+            for n in (k, 120, 276, 277, 278, 1100):
+                if k <= n:
+                    ours, theirs = random.Random(seed), random.Random(seed)
+                    assert sample_indices(ours, n, k) == theirs.sample(range(n), k), (seed, n, k)
+                    assert ours.getstate() == theirs.getstate()

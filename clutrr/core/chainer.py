@@ -149,7 +149,7 @@ def _grouped(rules: tuple[tuple[int, int], ...], allowed: WordMask | None) -> li
     return [[pair for pair, n in zip(rules, said) if n == want] for want in (2, 1, 0)]
 
 
-_RULE_PLANS: dict[tuple[int, WordMask | None], tuple[KB, _RulePlan]] = {}
+_RULE_PLANS: Final[dict[tuple[int, WordMask | None], tuple[KB, _RulePlan]]] = {}
 _LAST_PLAN: Final[list[_RulePlan | None]] = [None]
 
 

@@ -7,6 +7,8 @@ chains, many distractors) are checked in milliseconds.
 """
 from __future__ import annotations
 
+from typing import Final
+
 from clutrr.core.family import Family
 from clutrr.core.kb import KB
 
@@ -48,7 +50,7 @@ def rows_closed(kb: KB, rows: list[list[int]], cols: list[list[int]], people: li
     return True
 
 
-_RULES: dict[int, tuple[KB, list[list[int]], list[tuple[int, int]]]] = {}
+_RULES: Final[dict[int, tuple[KB, list[list[int]], list[tuple[int, int]]]]] = {}
 
 
 def _rules(kb: KB) -> tuple[list[list[int]], list[tuple[int, int]]]:

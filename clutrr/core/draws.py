@@ -14,8 +14,9 @@ from typing import Any, Callable, Final
 
 import _random
 
-_new = random.Random.__new__
-_seed = _random.Random.seed
+_RANDOM: Final = random.Random  # read as statics (compiled: no module or attribute lookup per seed)
+_new: Final = random.Random.__new__
+_seed: Final = _random.Random.seed
 
 
 def below(getrandbits: Callable[[int], int], n: int) -> int:
@@ -53,7 +54,7 @@ def random_bit(mask: int, rand: Callable[[], float]) -> int:
 def seeded(n: int) -> random.Random:
     """``random.Random(n)`` for an int ``n``: the same state, seeded once by the C seed
     (``Random.__init__`` and ``Random.seed`` run Python code around that call, per story)."""
-    rng = _new(random.Random)
+    rng = _new(_RANDOM)
     _seed(rng, n)
     state: Any = rng
     state.gauss_next = None  # what Random.seed sets besides the C state (getstate reads it)
@@ -62,9 +63,8 @@ def seeded(n: int) -> random.Random:
 
 def shuffle(rng: random.Random, items: list) -> None:
     """``rng.shuffle(items)``: the same draws and order."""
-    getrandbits = rng.getrandbits
     for i in range(len(items) - 1, 0, -1):
-        j = below(getrandbits, i + 1)
+        j = below_rng(rng, i + 1)
         items[i], items[j] = items[j], items[i]
 
 
@@ -80,37 +80,44 @@ def _among(items: list[int], count: int, item: int) -> bool:
 _FEW_PICKS: Final = 12  # up to this many picks, sample_indices checks a repeat in its result list, not in a set
 
 
+def _set_size_of(k: int) -> int:
+    """``random.Random.sample``'s set size for ``k`` picks: a population up to it is sampled from a pool list."""
+    setsize = 21
+    if k > 5:
+        setsize += 4 ** ceil(log(k * 3, 4))
+    return setsize
+
+
+_SET_SIZES: Final = [_set_size_of(k) for k in range(64)]  # by k (no float log and power per sample)
+
+
 def sample_indices(rng: random.Random, n: int, k: int) -> list[int]:
     """The positions ``rng.sample(population, k)`` picks from a population of ``n``, in order,
     leaving ``rng`` in the same state."""
     if not 0 <= k <= n:
         raise ValueError("Sample larger than population or is negative")
-    getrandbits = rng.getrandbits
     result = [0] * k
-    setsize = 21
-    if k > 5:
-        setsize += 4 ** ceil(log(k * 3, 4))
-    if n <= setsize:  # the pool branch: a list of the positions not yet picked
+    if n <= (_SET_SIZES[k] if k < 64 else _set_size_of(k)):  # the pool branch: a list of the positions not yet picked
         pool = list(range(n))
         for i in range(k):
             m = n - i
-            j = below(getrandbits, m)
+            j = below_rng(rng, m)
             result[i] = pool[j]
             pool[j] = pool[m - 1]
         return result
     bits = n.bit_length()
     if k <= _FEW_PICKS:  # the picks so far are looked up in the result (building a set costs more)
         for i in range(k):
-            j = getrandbits(bits)
+            j = _GETRANDBITS(rng, bits)
             while j >= n or _among(result, i, j):
-                j = getrandbits(bits)
+                j = _GETRANDBITS(rng, bits)
             result[i] = j
         return result
     selected: set[int] = set()
     for i in range(k):
-        j = getrandbits(bits)
+        j = _GETRANDBITS(rng, bits)
         while j >= n or j in selected:
-            j = getrandbits(bits)
+            j = _GETRANDBITS(rng, bits)
         selected.add(j)
         result[i] = j
     return result

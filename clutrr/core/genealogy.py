@@ -9,6 +9,7 @@ definition of a predicate that shares a primitive's name, that name is the primi
 from __future__ import annotations
 
 import re
+from typing import Final
 
 import numpy as np
 
@@ -275,7 +276,7 @@ def compose(first: np.ndarray, then: np.ndarray, first_float: np.ndarray | None 
     return np.concatenate([(a[i:i + step] @ b) > 0 for i in range(0, n, step)])
 
 
-_PROGRAMS: dict[int, tuple[KB, _Program]] = {}
+_PROGRAMS: Final[dict[int, tuple[KB, _Program]]] = {}
 
 
 def _program(kb: KB) -> _Program:

@@ -11,6 +11,7 @@ Sets of people are int bitsets (bit i: person i).
 from __future__ import annotations
 
 import random
+from typing import Final
 
 
 from clutrr.core.chainer import Chain
@@ -146,7 +147,7 @@ class _Walker:
         return None
 
 
-_CHAIN_PAIRS: dict[int, list[int]] = {}
+_CHAIN_PAIRS: Final[dict[int, list[int]]] = {}
 
 
 def _chain_pairs(k: int, adjacent: bool) -> list[int]:

@@ -53,12 +53,14 @@ PROBE_FAMILIES = 40
 FAMILY_CHECK_MAX: Final = 64  # up to this size, checking a whole family once is cheaper than each story
 FAMILIES_KEPT = 16  # per context: the families of the last few blocks
 WINDOW_FAMILIES_KEPT: Final = 4  # of families above half DENSE_MAX_PEOPLE (about 11 MB each at 600 people)
-HELDOUT_MEMO_K: Final = 10  # held-out flags of patterns up to this length are remembered
+HELDOUT_MEMO_K: Final = 3  # held-out flags of patterns up to this length are remembered (longer ones rarely repeat)
 SHAPE_FACTS = 16_384  # per context: chain shapes kept, counted in facts (each holds a render plan)
+SHAPE_MEMO_K: Final = 6  # chain shapes are kept up to this k (a longer chain's shape almost never comes again)
 SET_REDRAWS = 8  # stories drawn for a people question before the first whose set has one name is taken
 CYK_MAX_K: Final = 8  # clean chains up to this length are checked by their CYK table instead
 SPLITS = ("train", "test")
 Fact = tuple[int, int, int]
+_GENDER_WORDS: Final = GENDERS  # a static (compiled: an imported name is a module-dict lookup per read)
 
 
 @mypyc_attr(native_class=False)
@@ -134,6 +136,14 @@ def stable_hash(*parts: object, size: int = 8) -> int:
     return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=size).digest(), "big")
 
 
+# BLAKE2b's methods and int.from_bytes, called with their object (compiled: no method looked up by name per call)
+_COPY: Final = hashlib.blake2b.copy
+_UPDATE: Final = hashlib.blake2b.update
+_DIGEST: Final = hashlib.blake2b.digest
+_HEXDIGEST: Final = hashlib.blake2b.hexdigest
+_FROM_BYTES: Final = int.from_bytes
+
+
 class _HashPrefix:
     """:func:`stable_hash` of parts that start with the same few, with those hashed once."""
 
@@ -144,24 +154,26 @@ class _HashPrefix:
 
     def __call__(self, *rest: object) -> int:
         """``stable_hash(*parts, *rest)`` (``rest`` not empty)."""
-        h = self._state.copy()
-        h.update("\x1f".join(map(repr, rest)).encode())
-        return int.from_bytes(h.digest(), "big")
+        return self.of_ints("\x1f".join(map(repr, rest)).encode())
 
     def of_ints(self, ints: bytes) -> int:
         """``self(a, b)`` for ``ints = ints_part(a, b)``, with no tuple or reprs built (a story's two
         hashes continue with the same ints, made once)."""
-        return int.from_bytes(self._continued(ints).digest(), "big")
+        return _FROM_BYTES(_DIGEST(self._continued(ints)), "big")
+
+    def of_text(self, text: str) -> int:
+        """``self(text)``, with no tuple, map or join made."""
+        return self.of_ints(repr(text).encode())
 
     def uuid4_of_ints(self, ints: bytes) -> str:
         """``str(uuid.UUID(int=self(a, b), version=4))`` for ``ints = ints_part(a, b)`` and a prefix of
         16 bytes, from the hash's hex digits."""
-        return uuid4_hex(self._continued(ints).hexdigest())
+        return uuid4_hex(_HEXDIGEST(self._continued(ints)))
 
     def _continued(self, data: bytes) -> hashlib.blake2b:
         """The prefix's hash, continued with ``data``."""
-        h = self._state.copy()
-        h.update(data)
+        h = _COPY(self._state)
+        _UPDATE(h, data)
         return h
 
 
@@ -171,7 +183,7 @@ def ints_part(a: int, b: int) -> bytes:
     return f"{a}\x1f{b}".encode()
 
 
-_VARIANT = {d: "89ab"[int(d, 16) & 3] for d in "0123456789abcdef"}  # a UUID's variant digit, by the digit it replaces
+_VARIANT: Final = {d: "89ab"[int(d, 16) & 3] for d in "0123456789abcdef"}  # a UUID's variant digit, by the digit it replaces
 
 
 def uuid4_hex(h: str) -> str:
@@ -189,10 +201,10 @@ def pattern_heldout(pattern: str, k: int, seed: int, fraction: float) -> bool:
 
 
 def _heldout(pattern: str, k: int, seed: int, fraction: float) -> bool:
-    return k > 2 and fraction > 0 and _pattern_hash(seed)(pattern) < fraction * 2**64
+    return k > 2 and fraction > 0 and _pattern_hash(seed).of_text(pattern) < fraction * 2**64
 
 
-_PATTERN_HASHES: dict[int, _HashPrefix] = {}
+_PATTERN_HASHES: Final[dict[int, _HashPrefix]] = {}
 
 
 def _pattern_hash(seed: int) -> _HashPrefix:
@@ -205,7 +217,7 @@ def _pattern_hash(seed: int) -> _HashPrefix:
     return hit
 
 
-_heldout_memo = lru_cache(maxsize=1 << 16)(_heldout)
+_heldout_memo: Final = lru_cache(maxsize=1 << 16)(_heldout)
 
 
 def check_request(k: int, noise: str, split: str, config: GeneratorConfig) -> None:
@@ -298,7 +310,8 @@ def _family(ctx: _Context, key: tuple[int, ...]) -> Family:
     families = ctx.families
     fam = families.get(key)
     if fam is None:
-        fam = draw_family(ctx.family, ctx.kb, seeded(ctx.family_hash(*key)))
+        hashed = ctx.family_hash.of_ints(ints_part(key[0], key[1])) if len(key) == 2 else ctx.family_hash(*key)
+        fam = draw_family(ctx.family, ctx.kb, seeded(hashed))
         kept = WINDOW_FAMILIES_KEPT if fam.size > DENSE_MAX_PEOPLE // 2 else ctx.knobs.families_kept
         if len(families) >= kept:
             for old in list(families)[:len(families) - kept + 1]:  # the oldest
@@ -377,18 +390,31 @@ def _target_order(seed: int, split: str, k: int, noise: str, block: int, n: int)
     return tuple(order)
 
 
-def _target_word(words: tuple[tuple[int, int], ...], seed: int, split: str, k: int, noise: str, index: int,
-                 orders: dict[tuple[str, int], tuple[int, ...]]) -> tuple[int, int]:
+class _RecentOrder:
+    """The target words' order of the block asked for last, and its kind (a run asks for block after block)."""
+
+    def __init__(self) -> None:
+        self.kind = ""
+        self.block = -1
+        self.order: tuple[int, ...] = ()
+
+
+def _target_word(ctx: _Context, words: tuple[tuple[int, int], ...], seed: int, split: str, k: int, noise: str,
+                 index: int) -> tuple[int, int]:
     """Stratified target: each block of len(words) indices uses every word once (in an order
-    seeded per block, kept in ``orders``)."""
+    seeded per block, kept in ``ctx.orders``; the last one asked for at hand in ``ctx.recent_order``)."""
     n = len(words)
     block = index // n
-    order = orders.get((noise, block))
-    if order is None:
-        if len(orders) > 1024:
-            orders.clear()
-        order = orders[noise, block] = _target_order(seed, split, k, noise, block, n)
-    return words[order[index % n]]
+    recent = ctx.recent_order
+    if recent.block != block or recent.kind != noise:
+        orders = ctx.orders
+        order = orders.get((noise, block))
+        if order is None:
+            if len(orders) > 1024:
+                orders.clear()
+            order = orders[noise, block] = _target_order(seed, split, k, noise, block, n)
+        recent.kind, recent.block, recent.order = noise, block, order
+    return words[recent.order[index % n]]
 
 
 @dataclass(frozen=True)
@@ -415,6 +441,7 @@ class _Context:
     shapes: FactMemo = field(default_factory=lambda: FactMemo(SHAPE_FACTS), compare=False)  # chain -> _Shape
     # the target words' order per (kind, block)
     orders: dict[tuple[str, int], tuple[int, ...]] = field(default_factory=dict, compare=False)
+    recent_order: _RecentOrder = field(default_factory=_RecentOrder, compare=False)
 
 
 @dataclass
@@ -467,6 +494,7 @@ class _Knobs:
         self.chain_people = range(k + 1)
         self.table: list[list[int]] = kb.table  # kb.compose, read without a call
         self.int_shapes = len(kb.predicates) ** k << (k + 1) < 1 << 62  # a chain shape's key fits an unboxed int
+        self.keep_shapes = k <= SHAPE_MEMO_K
 
 
 def _shape_key(ctx: _Context, chain: Chain, genders: list[int]) -> object:
@@ -484,18 +512,26 @@ def _shape_key(ctx: _Context, chain: Chain, genders: list[int]) -> object:
 
 
 def _shape(ctx: _Context, seed: int, chain: Chain, genders: list[int]) -> _Shape:
+    """The chain's :class:`_Shape`, kept per context for chains of up to SHAPE_MEMO_K facts."""
+    if not ctx.knobs.keep_shapes:
+        return _new_shape(ctx, seed, chain, genders)
     key = _shape_key(ctx, chain, genders)
     hit = ctx.shapes.get(key)
     if hit is None:
-        people = [genders[p] for p in chain.people]
-        k, word, knobs = chain.k, ctx.words, ctx.knobs
-        words = tuple([cast(str, word[p][people[i + 1]]) for i, p in enumerate(chain.preds)])
-        pattern = "-".join(words)
-        gender_words = GENDERS
-        heads = tuple([gender_words[g] for g in people[:-1]])
-        hit = ctx.shapes.keep(key, _Shape(words, pattern, pattern_heldout(pattern, k, seed, knobs.holdout), heads,
-                                          path_plan(ctx.bank, words, heads, knobs.max_piece, keep=False)), k)
+        hit = ctx.shapes.keep(key, _new_shape(ctx, seed, chain, genders), chain.k)
     return hit
+
+
+def _new_shape(ctx: _Context, seed: int, chain: Chain, genders: list[int]) -> _Shape:
+    """The chain's :class:`_Shape`, worked out."""
+    people = [genders[p] for p in chain.people]
+    k, word, knobs = chain.k, ctx.words, ctx.knobs
+    words = tuple([cast(str, word[p][people[i + 1]]) for i, p in enumerate(chain.preds)])
+    pattern = "-".join(words)
+    gender_words = _GENDER_WORDS
+    heads = tuple([gender_words[g] for g in people[:-1]])
+    return _Shape(words, pattern, pattern_heldout(pattern, k, seed, knobs.holdout), heads,
+                  path_plan(ctx.bank, words, heads, knobs.max_piece, keep=False))
 
 
 class _Recent:
@@ -579,33 +615,37 @@ def _story(ctx: _Context, k: int, noise: str, seed: int, index: int, split: str,
     coin = stable_hash("mixed", seed, split, k, noise, index // 2) & 1 if knobs.mixed else 0
     memory, nth = row_kind(knobs.query, index, coin)
     if memory:
-        want = _target_word(ctx.stated, seed, split, k, f"{noise}/memory", nth, ctx.orders)
+        want = _target_word(ctx, ctx.stated, seed, split, k, f"{noise}/memory", nth)
     elif redraw:  # another story for a question of another form: any chain target (the question asks another)
         want = ctx.targets[rng.randrange(len(ctx.targets))]
     else:
-        want = _target_word(ctx.targets, seed, split, k, noise, nth, ctx.orders)
+        want = _target_word(ctx, ctx.targets, seed, split, k, noise, nth)
     block = index // knobs.block_size
     tries_per_family = knobs.tries_per_family
     for tries in range(MAX_ATTEMPTS):
         # the indices of a block share their families, so retries mostly hit the cache
         family = _family(ctx, (block, tries) if attempt == 0 else (index, attempt, tries))
+        table = word_pairs(family)
         if memory:  # the word asked is a stated fact's: chains likely to state it first, then any
             likely = chain_targets(kb, want[0], k) if tries < MAX_ATTEMPTS // 4 else None
             targets = [(p, g) for p, g in present_targets(family) if likely is None or p in likely]
             if not targets:
                 continue
             pred, gender = rng.choice(targets)
+            span = table.spans.get((pred, gender), (0, 0))
         elif tries < MAX_ATTEMPTS // 2:
-            if want not in word_pairs(family).spans:
+            found = table.spans.get(want)  # the word's pairs (one lookup, no tuple made)
+            if found is None:
                 continue
             pred, gender = want
+            span = found
         else:
             targets = [(p, g) for p, g in present_targets(family) if ctx.target_ok[p][g]]
             if not targets:
                 continue
             pred, gender = rng.choice(targets)
-        table = word_pairs(family)
-        start, count = table.spans.get((pred, gender), (0, 0))
+            span = table.spans.get((pred, gender), (0, 0))
+        start, count = span
         xs, ys = table.xs, table.ys
         if knobs.kinship and k > 1:  # a terminology's wide terms: only pairs the chainer's first step can expand
             xs, ys = expandable_pairs(family, kb, (pred, gender))
@@ -681,7 +721,7 @@ def _assemble(ctx: _Context, family: Family, chain: Chain, shape: _Shape, noise_
     used: set[str] = set()  # no template twice in one story
     chain_pieces = render_plan(bank, shape.plan, knobs.facts, knobs.chain_people, marks, genders, rng, used)
     story_pieces = list(chain_pieces)
-    gender_words = GENDERS
+    gender_words = _GENDER_WORDS
     for first, path in paths:
         stop = first + len(path) - 1
         heads = tuple([gender_words[genders[path[j]]] for j in range(stop - first)])  # each fact's head's gender
@@ -784,7 +824,7 @@ def _distinct(people: list[int]) -> bool:
     return True
 
 
-_ENTAILED: dict[tuple, tuple[KB, int]] = {}
+_ENTAILED: Final[dict[tuple, tuple[KB, int]]] = {}
 
 
 def _chain_entailment(kb: KB, preds: tuple[int, ...]) -> int:
