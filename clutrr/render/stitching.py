@@ -29,13 +29,20 @@ class NoCoverError(ValueError):
 
 class Fill:
     """A template's text for one gendering of its entities, split at its name slots: ``texts[0]``,
-    then the name of entity ``names[0]`` and ``texts[1]``, and so on (pronouns are in the texts)."""
+    then the name of entity ``names[0]`` and ``texts[1]``, and so on (pronouns are in the texts).
+    A fill of two to four names also holds its parts as fields (``t0``, ``a0``, ``t1``, ...), which
+    rendering reads straight from the object, not from its two lists."""
 
-    __slots__ = ("texts", "names")
+    __slots__ = ("texts", "names", "n", "t0", "t1", "t2", "t3", "t4", "a0", "a1", "a2", "a3")
 
     def __init__(self, texts: list[str], names: list[int]) -> None:
         self.texts = texts
         self.names = names
+        self.n: int = len(names)
+        t = texts + [""] * (5 - len(texts))
+        a = names + [0] * (4 - len(names))
+        self.t0, self.t1, self.t2, self.t3, self.t4 = t[0], t[1], t[2], t[3], t[4]
+        self.a0, self.a1, self.a2, self.a3 = a[0], a[1], a[2], a[3]
 
 
 class Form:
@@ -69,21 +76,21 @@ class Form:
 
     def render(self, genders: int, marks: list[str], people: list[int], i: int) -> str:
         """The text for entities gendered by ``genders`` whose entity j is person ``people[i + j]``,
-        named ``marks[person]`` (as :meth:`Template.render` writes it). A sentence of up to four
-        names is one f-string (one string built, no list of its parts)."""
+        named ``marks[person]`` (as :meth:`Template.render` writes it). A sentence of two to four
+        names is one f-string of its fill's fields (one string built, no list of its parts)."""
         fill = self.fills[genders]
         if fill is None:
             fill = self.fill(genders)
-        t, at = fill.texts, fill.names
-        n = len(at)
+        n = fill.n
         if n == 2:
-            return f"{t[0]}{marks[people[i + at[0]]]}{t[1]}{marks[people[i + at[1]]]}{t[2]}"
+            return f"{fill.t0}{marks[people[i + fill.a0]]}{fill.t1}{marks[people[i + fill.a1]]}{fill.t2}"
         if n == 3:
-            return (f"{t[0]}{marks[people[i + at[0]]]}{t[1]}{marks[people[i + at[1]]]}{t[2]}"
-                    f"{marks[people[i + at[2]]]}{t[3]}")
+            return (f"{fill.t0}{marks[people[i + fill.a0]]}{fill.t1}{marks[people[i + fill.a1]]}{fill.t2}"
+                    f"{marks[people[i + fill.a2]]}{fill.t3}")
         if n == 4:
-            return (f"{t[0]}{marks[people[i + at[0]]]}{t[1]}{marks[people[i + at[1]]]}{t[2]}"
-                    f"{marks[people[i + at[2]]]}{t[3]}{marks[people[i + at[3]]]}{t[4]}")
+            return (f"{fill.t0}{marks[people[i + fill.a0]]}{fill.t1}{marks[people[i + fill.a1]]}{fill.t2}"
+                    f"{marks[people[i + fill.a2]]}{fill.t3}{marks[people[i + fill.a3]]}{fill.t4}")
+        t, at = fill.texts, fill.names
         out = [t[0]]
         for j in range(n):
             out.append(marks[people[i + at[j]]])
