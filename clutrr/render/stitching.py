@@ -194,9 +194,9 @@ class PathPlan:
     """What rendering one sequence of relation words (with the genders of each fact's first
     person) needs from a bank, worked out once and kept on the bank: the valid piece lengths
     at each position, the weighted count of covers from each position, the templates of
-    every piece and the template ids of each valid multi-fact piece."""
+    every piece, the template ids of each valid multi-fact piece and the fewest ids of one of them."""
 
-    __slots__ = ("words", "heads", "longest", "valid", "count", "multi", "options", "ones")
+    __slots__ = ("words", "heads", "longest", "valid", "count", "multi", "fewest", "options", "ones")
 
     def __init__(self, bank: Bank, words: tuple[str, ...], heads: tuple[str, ...], longest: int) -> None:
         self.words, self.heads, self.longest = words, heads, longest
@@ -215,11 +215,15 @@ class PathPlan:
             self.valid.append(node.valid)
             self.options.append(node.options)
         self.count = _counts(self.valid)
+        self.fewest: int = min([len(ids) for ids in self.multi], default=0)
         # the one cover when every piece must be one fact, drawn without the random source
         self.ones = [1] * n if self.count[0] == 1 and not self.multi else None
 
     def exhausted(self, used: set[str] | frozenset[str]) -> bool:
-        """Whether ``used`` holds every template of one of the plan's multi-fact pieces."""
+        """Whether ``used`` holds every template of one of the plan's multi-fact pieces (never while it
+        holds fewer ids than the piece with fewest templates: no set of ids is read then)."""
+        if len(used) < self.fewest:
+            return False
         for ids in self.multi:
             if ids <= used:
                 return True
