@@ -138,11 +138,9 @@ class Clause:
     (``options[L - 1]`` for the first L words, the clause itself last), the lengths L among them
     that have a template (``valid``), whether the bank's own templates (not ones filled from a
     fallback) render the clause (``own``), the ids of its templates when it has several facts and
-    a template (``multi_ids``, else None), the clauses one word longer (made on first use) and, for the
-    text measures, the counts of a chain of these words by the genders of its facts' first people
-    (``chain_own``, see :func:`clutrr.render.measures.own_counts`)."""
+    a template (``multi_ids``, else None) and the clauses one word longer (made on first use)."""
 
-    __slots__ = ("words", "head", "options", "valid", "own", "multi_ids", "longer", "chain_own")
+    __slots__ = ("words", "head", "options", "valid", "own", "multi_ids", "longer")
 
     def __init__(self, words: tuple[str, ...], head: str, options: list[list[Form]], valid: list[int],
                  own: bool, multi_ids: frozenset[str] | None) -> None:
@@ -153,7 +151,6 @@ class Clause:
         self.own = own
         self.multi_ids = multi_ids
         self.longer: dict[str, Clause] = {}
-        self.chain_own: dict[tuple[str, ...], list[int]] = {}
 
     def then(self, bank: Bank, word: str) -> Clause:
         """The clause with ``word`` added at its end."""
