@@ -212,7 +212,7 @@ class PathPlan:
             self.valid.append(node.valid)
             self.options.append(node.options)
         self.count = _counts(self.valid)
-        self.fewest: int = min([len(ids) for ids in self.multi], default=0)
+        self.fewest = _fewest(self.multi)
         # the one cover when every piece must be one fact, drawn without the random source
         self.ones = [1] * n if self.count[0] == 1 and not self.multi else None
 
@@ -253,6 +253,15 @@ class PathPlan:
                     break
                 pick -= L * count[i + L]
         return lengths
+
+
+def _fewest(multi: list[frozenset[str]]) -> int:
+    """The size of the smallest of ``multi`` (0 when there is none), without a generic call of ``min``."""
+    fewest = len(multi[0]) if multi else 0
+    for ids in multi:
+        if len(ids) < fewest:
+            fewest = len(ids)
+    return fewest
 
 
 def _counts(valid: list[list[int]]) -> list[int]:
