@@ -81,3 +81,20 @@ def test_tally_counts_round_trip_and_ignore_other_keys():
     again.take({**tally.counts(), "padded_stories": 3})  # a padded run's context counts ride along
     assert again.summary() == tally.summary()
     assert not hasattr(again, "padded_stories")
+
+
+def test_a_form_renders_any_number_of_name_slots_as_its_template_does():
+    """Fills of two to four names are read from their fields, others from their lists: both as
+    Template.render writes them, for every gendering and any people offset."""
+    texts = ["{A.He} has a son.", "{A} has a son, {B}.", "{B}, son of {A}, met {A.his} father {A}.",
+             "{A} and {B}: {B} is {A.his} son, says {A}.", "{A}, {B}, {A}, {B}, {A.he} said: {B}.",
+             "{A} {B} {A} {B} {A} {B}."]
+    people, marks = [7, 3, 0, 5], ["[P0]", "[P1]", "[P2]", "[P3]", "[P4]", "[P5]", "[P6]", "[P7]"]
+    for text in texts:
+        t = _template(("son",), "any", text)
+        form = Form(t)
+        for mask in range(4):
+            genders = [mask & 1, mask >> 1 & 1]
+            for i in (0, 2):
+                named = [marks[people[i]], marks[people[i + 1]]]
+                assert form.render(mask, marks, people, i) == t.render(named, genders)

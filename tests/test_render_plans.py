@@ -102,4 +102,17 @@ def test_the_tally_counts_long_and_short_chains_alike():
             spans = [(words[i:i + n], heads[i]) for i in range(k - n + 1)]
             assert tally.spans[n] == 2 * len(spans)
             assert tally.covered[n] == 2 * sum(clause(bank, c, h).own for c, h in spans)
-        assert (heads in clause(bank, words, heads[0]).chain_own) == (k <= 3)
+        assert (heads in bank.chain_own.get(words, {})) == (k <= 3)
+
+
+def test_the_exhausted_check_is_every_id_of_some_multi_fact_piece_used():
+    rng = random.Random(5)
+    for _ in range(60):
+        bank = _random_bank(rng)
+        n = rng.randint(2, 6)
+        words, heads = tuple(rng.choice(WORDS) for _ in range(n)), tuple(rng.choice(GENDERS) for _ in range(n))
+        plan = PathPlan(bank, words, heads, 3)
+        ids = sorted({i for multi in plan.multi for i in multi}) + ["other"]
+        for _ in range(10):
+            used = set(rng.sample(ids, rng.randint(0, len(ids))))
+            assert plan.exhausted(used) == any(multi <= used for multi in plan.multi)

@@ -29,13 +29,20 @@ class NoCoverError(ValueError):
 
 class Fill:
     """A template's text for one gendering of its entities, split at its name slots: ``texts[0]``,
-    then the name of entity ``names[0]`` and ``texts[1]``, and so on (pronouns are in the texts)."""
+    then the name of entity ``names[0]`` and ``texts[1]``, and so on (pronouns are in the texts).
+    A fill of two to four names also holds its parts as fields (``t0``, ``a0``, ``t1``, ...), which
+    rendering reads straight from the object, not from its two lists."""
 
-    __slots__ = ("texts", "names")
+    __slots__ = ("texts", "names", "n", "t0", "t1", "t2", "t3", "t4", "a0", "a1", "a2", "a3")
 
     def __init__(self, texts: list[str], names: list[int]) -> None:
         self.texts = texts
         self.names = names
+        self.n: int = len(names)
+        t = texts + [""] * (5 - len(texts))
+        a = names + [0] * (4 - len(names))
+        self.t0, self.t1, self.t2, self.t3, self.t4 = t[0], t[1], t[2], t[3], t[4]
+        self.a0, self.a1, self.a2, self.a3 = a[0], a[1], a[2], a[3]
 
 
 class Form:
@@ -69,21 +76,21 @@ class Form:
 
     def render(self, genders: int, marks: list[str], people: list[int], i: int) -> str:
         """The text for entities gendered by ``genders`` whose entity j is person ``people[i + j]``,
-        named ``marks[person]`` (as :meth:`Template.render` writes it). A sentence of up to four
-        names is one f-string (one string built, no list of its parts)."""
+        named ``marks[person]`` (as :meth:`Template.render` writes it). A sentence of two to four
+        names is one f-string of its fill's fields (one string built, no list of its parts)."""
         fill = self.fills[genders]
         if fill is None:
             fill = self.fill(genders)
-        t, at = fill.texts, fill.names
-        n = len(at)
+        n = fill.n
         if n == 2:
-            return f"{t[0]}{marks[people[i + at[0]]]}{t[1]}{marks[people[i + at[1]]]}{t[2]}"
+            return f"{fill.t0}{marks[people[i + fill.a0]]}{fill.t1}{marks[people[i + fill.a1]]}{fill.t2}"
         if n == 3:
-            return (f"{t[0]}{marks[people[i + at[0]]]}{t[1]}{marks[people[i + at[1]]]}{t[2]}"
-                    f"{marks[people[i + at[2]]]}{t[3]}")
+            return (f"{fill.t0}{marks[people[i + fill.a0]]}{fill.t1}{marks[people[i + fill.a1]]}{fill.t2}"
+                    f"{marks[people[i + fill.a2]]}{fill.t3}")
         if n == 4:
-            return (f"{t[0]}{marks[people[i + at[0]]]}{t[1]}{marks[people[i + at[1]]]}{t[2]}"
-                    f"{marks[people[i + at[2]]]}{t[3]}{marks[people[i + at[3]]]}{t[4]}")
+            return (f"{fill.t0}{marks[people[i + fill.a0]]}{fill.t1}{marks[people[i + fill.a1]]}{fill.t2}"
+                    f"{marks[people[i + fill.a2]]}{fill.t3}{marks[people[i + fill.a3]]}{fill.t4}")
+        t, at = fill.texts, fill.names
         out = [t[0]]
         for j in range(n):
             out.append(marks[people[i + at[j]]])
@@ -131,11 +138,9 @@ class Clause:
     (``options[L - 1]`` for the first L words, the clause itself last), the lengths L among them
     that have a template (``valid``), whether the bank's own templates (not ones filled from a
     fallback) render the clause (``own``), the ids of its templates when it has several facts and
-    a template (``multi_ids``, else None), the clauses one word longer (made on first use) and, for the
-    text measures, the counts of a chain of these words by the genders of its facts' first people
-    (``chain_own``, see :func:`clutrr.render.measures.own_counts`)."""
+    a template (``multi_ids``, else None) and the clauses one word longer (made on first use)."""
 
-    __slots__ = ("words", "head", "options", "valid", "own", "multi_ids", "longer", "chain_own")
+    __slots__ = ("words", "head", "options", "valid", "own", "multi_ids", "longer")
 
     def __init__(self, words: tuple[str, ...], head: str, options: list[list[Form]], valid: list[int],
                  own: bool, multi_ids: frozenset[str] | None) -> None:
@@ -146,7 +151,6 @@ class Clause:
         self.own = own
         self.multi_ids = multi_ids
         self.longer: dict[str, Clause] = {}
-        self.chain_own: dict[tuple[str, ...], list[int]] = {}
 
     def then(self, bank: Bank, word: str) -> Clause:
         """The clause with ``word`` added at its end."""
@@ -187,9 +191,9 @@ class PathPlan:
     """What rendering one sequence of relation words (with the genders of each fact's first
     person) needs from a bank, worked out once and kept on the bank: the valid piece lengths
     at each position, the weighted count of covers from each position, the templates of
-    every piece and the template ids of each valid multi-fact piece."""
+    every piece, the template ids of each valid multi-fact piece and the fewest ids of one of them."""
 
-    __slots__ = ("words", "heads", "longest", "valid", "count", "multi", "options", "ones")
+    __slots__ = ("words", "heads", "longest", "valid", "count", "multi", "fewest", "options", "ones")
 
     def __init__(self, bank: Bank, words: tuple[str, ...], heads: tuple[str, ...], longest: int) -> None:
         self.words, self.heads, self.longest = words, heads, longest
@@ -208,11 +212,15 @@ class PathPlan:
             self.valid.append(node.valid)
             self.options.append(node.options)
         self.count = _counts(self.valid)
+        self.fewest = _fewest(self.multi)
         # the one cover when every piece must be one fact, drawn without the random source
         self.ones = [1] * n if self.count[0] == 1 and not self.multi else None
 
     def exhausted(self, used: set[str] | frozenset[str]) -> bool:
-        """Whether ``used`` holds every template of one of the plan's multi-fact pieces."""
+        """Whether ``used`` holds every template of one of the plan's multi-fact pieces (never while it
+        holds fewer ids than the piece with fewest templates: no set of ids is read then)."""
+        if len(used) < self.fewest:
+            return False
         for ids in self.multi:
             if ids <= used:
                 return True
@@ -245,6 +253,15 @@ class PathPlan:
                     break
                 pick -= L * count[i + L]
         return lengths
+
+
+def _fewest(multi: list[frozenset[str]]) -> int:
+    """The size of the smallest of ``multi`` (0 when there is none), without a generic call of ``min``."""
+    fewest = len(multi[0]) if multi else 0
+    for ids in multi:
+        if len(ids) < fewest:
+            fewest = len(ids)
+    return fewest
 
 
 def _counts(valid: list[list[int]]) -> list[int]:

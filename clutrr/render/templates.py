@@ -131,6 +131,9 @@ class Bank:
         self.choice_forms: dict = {}
         self.fact_forms: dict = {}
         self.clause_roots: dict = {}
+        # the text measures' counts of a short chain's own-template spans: words -> heads -> counts
+        # (clutrr.render.measures.own_counts)
+        self.chain_own: dict = {}
 
     def __len__(self) -> int:
         return sum(len(v) for v in self.by_clause.values())
