@@ -63,7 +63,11 @@ class Example:
         """Story index by family id, for the people of the story (a family id not in the story
         gets one past the last index: naming that person raises IndexError)."""
         people = self.people
-        pos = [len(people)] * (max(people) + 1)
+        top = 0  # the largest family id (a loop: compiled, max() is a generic call with a tuple of arguments)
+        for q in people:
+            if q > top:
+                top = q
+        pos = [len(people)] * (top + 1)
         for i, q in enumerate(people):
             pos[q] = i
         return pos
