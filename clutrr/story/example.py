@@ -7,7 +7,7 @@ the story, label and pattern of each row without building either.
 from __future__ import annotations
 
 import json
-from typing import Callable, TypeVar, cast
+from typing import Callable, Final, TypeVar, cast
 
 from clutrr.core.chainer import Chain
 from clutrr.core.difficulty import difficulty
@@ -20,6 +20,9 @@ from clutrr.questions.forms import RELATION, Question
 from clutrr.render.stitching import Piece
 
 Fact = tuple[int, int, int]
+# the gender words by gender, as a static list: compiled, GENDERS (a pair) indexed by a variable is boxed
+# into a new tuple per read
+_GENDER_WORDS: Final[list[str]] = list(GENDERS)
 
 
 @mypyc_attr(serializable=True)  # compiled, it pickles as in Python (its __init__ is not called to load it)
@@ -87,7 +90,7 @@ class Example:
     def _built_record(self) -> dict:
         """A new :attr:`record`."""
         names, genders, pred_names = self.names, self.genders, self.kb.pred_names
-        gender_words = GENDERS  # read once (a global of an uncompiled module is a dict lookup per read)
+        gender_words = _GENDER_WORDS
         qa, qb = self.query
         proof = []
         if self.proof:
@@ -175,7 +178,7 @@ class Example:
                 story_edges=[(a, b) for a, _, b, _ in self.edges],
                 edge_types=self.words,
                 query_edge=(qa, qb),
-                genders=[(n, GENDERS[g]) for n, g in zip(names, genders)],
+                genders=[(n, _GENDER_WORDS[g]) for n, g in zip(names, genders)],
                 node_mapping={p: i for i, p in enumerate(self.people)},
                 task_split=self.split,
                 text_target=[self.target_piece.text],
