@@ -1,5 +1,5 @@
-"""A task's JSONL line (:func:`clutrr.io.rows.example_line`, made of the JSON of entries kept
-from earlier stories) is the line of the example's record, for every kind of story."""
+"""A task's JSONL line (:func:`clutrr.io.rows.example_line`) is the example's record as the
+``json`` module writes it (compact, non-ASCII kept), for every kind of story, with or without orjson."""
 from __future__ import annotations
 
 import json
@@ -20,6 +20,11 @@ CONFIGS = {
 }
 
 
+def json_modules_line(record: dict) -> bytes:
+    """The record's line as the standard library writes it."""
+    return (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
+
+
 @pytest.mark.parametrize("name", sorted(CONFIGS))
 def test_the_line_is_the_records_line(name):
     config = CONFIGS[name]
@@ -27,7 +32,9 @@ def test_the_line_is_the_records_line(name):
         for split in ("train", "test"):
             for i in range(12):
                 ex = make_example(config, k, "all", 5, i, split)
-                assert rows.example_line(ex) == rows.json_line(ex.record), (name, k, split, i)
+                line = rows.example_line(ex)
+                assert line == json_modules_line(ex.record), (name, k, split, i)
+                assert json.loads(line) == ex.record
 
 
 def test_the_line_without_orjson_or_beyond_64_bits(monkeypatch):
@@ -35,45 +42,4 @@ def test_the_line_without_orjson_or_beyond_64_bits(monkeypatch):
     assert json.loads(rows.example_line(big))["seed"] == 2**70
     monkeypatch.setattr(rows, "orjson", None)
     ex = make_example(GeneratorConfig(), 3, "all", 5, 0)
-    assert rows.example_line(ex) == rows.json_line(ex.record)
-
-
-def test_edges_beyond_an_int_key_are_written_unkept(monkeypatch):
-    monkeypatch.setattr(rows, "_ENTRY_JSON", {})  # entries kept under other keys are not read
-    monkeypatch.setattr(rows, "EDGE_KEY", 3)
-    for i in range(10):
-        ex = make_example(GeneratorConfig(), 3, "all", 11, i)
-        assert rows.example_line(ex) == rows.json_line(ex.record)
-
-
-def test_the_kept_entries_start_again_beyond_the_limit(monkeypatch):
-    monkeypatch.setattr(rows, "_ENTRY_JSON", {})
-    monkeypatch.setattr(rows, "ENTRY_JSON_LIMIT", 5)
-    config = GeneratorConfig()
-    parts = rows.entry_json(make_example(config, 2, "all", 5, 0).kb)
-    for i in range(20):
-        ex = make_example(config, 3, "all", 9, i)
-        assert rows.example_line(ex) == rows.json_line(ex.record)
-        assert parts.size <= 5
-        assert sum(map(len, parts.by_person)) <= 5
-
-
-def test_kept_entries_take_their_size_not_orjsons_buffer(monkeypatch):
-    """Each kept entry holds its JSON at its own size (orjson's bytes keep a ~4 KB buffer), so the
-    table at its limit stays well under 100 MB."""
-    import tracemalloc
-
-    monkeypatch.setattr(rows, "_ENTRY_JSON", {})
-    config = GeneratorConfig()
-    parts = rows.entry_json(make_example(config, 2, "all", 5, 0).kb)
-    examples = [make_example(config, 3, "all", 13, i) for i in range(40)]
-    tracemalloc.start()
-    try:
-        for ex in examples:
-            rows.example_line(ex)
-        kept = tracemalloc.get_traced_memory()[0]
-    finally:
-        tracemalloc.stop()
-    assert parts.size > 500
-    assert kept / parts.size < 1000  # bytes per entry, with the tables' own share
-    assert rows.ENTRY_JSON_LIMIT * 1000 < 100 * 2**20
+    assert rows.example_line(ex) == json_modules_line(ex.record)

@@ -7,7 +7,7 @@ the story, label and pattern of each row without building either.
 from __future__ import annotations
 
 import json
-from typing import Callable, TypeVar, cast
+from typing import Callable, Final, TypeVar, cast
 
 from clutrr.core.chainer import Chain
 from clutrr.core.difficulty import difficulty
@@ -20,6 +20,9 @@ from clutrr.questions.forms import RELATION, Question
 from clutrr.render.stitching import Piece
 
 Fact = tuple[int, int, int]
+# the gender words by gender, as a static list: compiled, GENDERS (a pair) indexed by a variable is boxed
+# into a new tuple per read
+_GENDER_WORDS: Final[list[str]] = list(GENDERS)
 
 
 @mypyc_attr(serializable=True)  # compiled, it pickles as in Python (its __init__ is not called to load it)
@@ -63,7 +66,11 @@ class Example:
         """Story index by family id, for the people of the story (a family id not in the story
         gets one past the last index: naming that person raises IndexError)."""
         people = self.people
-        pos = [len(people)] * (max(people) + 1)
+        top = 0  # the largest family id (a loop: compiled, max() is a generic call with a tuple of arguments)
+        for q in people:
+            if q > top:
+                top = q
+        pos = [len(people)] * (top + 1)
         for i, q in enumerate(people):
             pos[q] = i
         return pos
@@ -77,34 +84,30 @@ class Example:
     def record(self) -> dict:
         """The typed JSON record (the JSONL format; see :mod:`clutrr.io.schema`)."""
         if self._record is None:
-            gender_words = GENDERS  # read once (a global of an uncompiled module is a dict lookup per read)
-            pred_names = self.kb.pred_names
-            self._record = self.record_with(
-                [person_entry(n, gender_words[g]) for n, g in zip(self.names, self.genders)],
-                [edge_entry(e, w, pred_names) for e, w in zip(self.edges, self.words)],
-                [piece_entry(p) for p in self.pieces])
+            self._record = self._built_record()
         return self._record
 
-    def record_with(self, people: list, edges: list, pieces: list) -> dict:
-        """A new record whose ``people``, ``edges`` and ``pieces`` are these lists (of the entries
-        :func:`person_entry`, :func:`edge_entry` and :func:`piece_entry` give, or of their JSON)."""
-        names, pred_names = self.names, self.kb.pred_names
+    def _built_record(self) -> dict:
+        """A new :attr:`record`."""
+        names, genders, pred_names = self.names, self.genders, self.kb.pred_names
+        gender_words = _GENDER_WORDS
         qa, qb = self.query
         proof = []
         if self.proof:
             pos, words_of = self._positions(), kb_words(self.kb).flat
-            genders = self.genders
             proof = [{"goal": named(g, pos, names, genders, words_of),
                       "rule": [pred_names[f1[1]], pred_names[f2[1]]],
                       "by": [named(f1, pos, names, genders, words_of), named(f2, pos, names, genders, words_of)]}
                      for g, f1, f2 in self.proof]
         record = {
             "id": self.id, "split": self.split, "task": self.task, "k": self.k, "noise": self.noise_kind,
-            "seed": self.seed, "index": self.index, "people": people, "edges": edges,
+            "seed": self.seed, "index": self.index,
+            "people": [person_entry(n, gender_words[g]) for n, g in zip(names, genders)],
+            "edges": [edge_entry(e, w, pred_names) for e, w in zip(self.edges, self.words)],
             "query": [qa, qb], "target": self.target, "target_predicate": pred_names[self.query_pred],
             "pattern": self.pattern, "pattern_heldout": self.heldout, "proof": proof,
             "story": self.story, "clean_story": self.clean_story, "text_target": [self.target_piece[0]],
-            "pieces": pieces, "target_template": self.target_piece[1],
+            "pieces": [piece_entry(p) for p in self.pieces], "target_template": self.target_piece[1],
         }
         if self.question is not None:
             record.update(self._asked())
@@ -175,7 +178,7 @@ class Example:
                 story_edges=[(a, b) for a, _, b, _ in self.edges],
                 edge_types=self.words,
                 query_edge=(qa, qb),
-                genders=[(n, GENDERS[g]) for n, g in zip(names, genders)],
+                genders=[(n, _GENDER_WORDS[g]) for n, g in zip(names, genders)],
                 node_mapping={p: i for i, p in enumerate(self.people)},
                 task_split=self.split,
                 text_target=[self.target_piece.text],
