@@ -7,7 +7,7 @@ the story, label and pattern of each row without building either.
 from __future__ import annotations
 
 import json
-from typing import Callable, Final, TypeVar, cast
+from typing import Final, cast
 
 from clutrr.core.chainer import Chain
 from clutrr.core.difficulty import difficulty
@@ -22,7 +22,7 @@ from clutrr.render.stitching import Piece
 Fact = tuple[int, int, int]
 # the gender words by gender, as a static list: compiled, GENDERS (a pair) indexed by a variable is boxed
 # into a new tuple per read
-_GENDER_WORDS: Final[list[str]] = list(GENDERS)
+GENDER_WORDS: Final[list[str]] = list(GENDERS)
 
 
 @mypyc_attr(serializable=True)  # compiled, it pickles as in Python (its __init__ is not called to load it)
@@ -90,7 +90,7 @@ class Example:
     def _built_record(self) -> dict:
         """A new :attr:`record`."""
         names, genders, pred_names = self.names, self.genders, self.kb.pred_names
-        gender_words = _GENDER_WORDS
+        gender_words = GENDER_WORDS
         qa, qb = self.query
         proof = []
         if self.proof:
@@ -178,7 +178,7 @@ class Example:
                 story_edges=[(a, b) for a, _, b, _ in self.edges],
                 edge_types=self.words,
                 query_edge=(qa, qb),
-                genders=[(n, _GENDER_WORDS[g]) for n, g in zip(names, genders)],
+                genders=[(n, GENDER_WORDS[g]) for n, g in zip(names, genders)],
                 node_mapping={p: i for i, p in enumerate(self.people)},
                 task_split=self.split,
                 text_target=[self.target_piece.text],
@@ -198,26 +198,18 @@ class KBWords:
         self.flat: list[str | None] = [w for pair in self.pairs for w in pair]
 
 
-Kept = TypeVar("Kept")
-
-
-def per_kb(table: dict[int, tuple[KB, Kept]], kb: KB, make: Callable[[KB], Kept]) -> Kept:
-    """What ``make(kb)`` gives, made once per KB and kept in ``table`` (by ``id(kb)``; KBs
-    loaded one after another, as in tests, keep only the recent ones)."""
-    got = table.get(id(kb))
-    if got is None or got[0] is not kb:
-        if len(table) >= 64:
-            table.clear()
-        got = table[id(kb)] = (kb, make(kb))
-    return got[1]
-
-
 _WORDS: dict[int, tuple[KB, KBWords]] = {}  # id(kb) -> the KB and its words
 
 
 def kb_words(kb: KB) -> KBWords:
-    """The :class:`KBWords` of ``kb``."""
-    return per_kb(_WORDS, kb, KBWords)
+    """The :class:`KBWords` of ``kb``, made once per KB (kept by ``id(kb)``; KBs loaded one after
+    another, as in tests, keep only the recent ones)."""
+    got = _WORDS.get(id(kb))
+    if got is None or got[0] is not kb:
+        if len(_WORDS) >= 64:
+            _WORDS.clear()
+        got = _WORDS[id(kb)] = (kb, KBWords(kb))
+    return got[1]
 
 
 def predicate_words(kb: KB) -> list[tuple[str | None, str | None]]:

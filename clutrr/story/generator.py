@@ -39,7 +39,7 @@ from clutrr.render.stitching import PathPlan, path_plan, render_fact, render_pla
 from clutrr.render.bank_files import load_bank
 from clutrr.render.templates import Bank
 from clutrr.render.usable import split_banks
-from clutrr.story.example import Example, predicate_words
+from clutrr.story.example import GENDER_WORDS, Example, predicate_words
 from clutrr.story.long_context import MAX_CONTEXT_WORDS, Padding, pad_story
 
 MAX_K = 100
@@ -60,7 +60,6 @@ SET_REDRAWS = 8  # stories drawn for a people question before the first whose se
 CYK_MAX_K: Final = 8  # clean chains up to this length are checked by their CYK table instead
 SPLITS = ("train", "test")
 Fact = tuple[int, int, int]
-_GENDER_WORDS: Final = GENDERS  # a static (compiled: an imported name is a module-dict lookup per read)
 
 
 @mypyc_attr(native_class=False)
@@ -528,7 +527,7 @@ def _new_shape(ctx: _Context, seed: int, chain: Chain, genders: list[int]) -> _S
     k, word, knobs = chain.k, ctx.words, ctx.knobs
     words = tuple([cast(str, word[p][people[i + 1]]) for i, p in enumerate(chain.preds)])
     pattern = "-".join(words)
-    gender_words = _GENDER_WORDS
+    gender_words = GENDER_WORDS
     heads = tuple([gender_words[g] for g in people[:-1]])
     return _Shape(words, pattern, pattern_heldout(pattern, k, seed, knobs.holdout), heads,
                   path_plan(ctx.bank, words, heads, knobs.max_piece, keep=False))
@@ -721,7 +720,7 @@ def _assemble(ctx: _Context, family: Family, chain: Chain, shape: _Shape, noise_
     used: set[str] = set()  # no template twice in one story
     chain_pieces = render_plan(bank, shape.plan, knobs.facts, knobs.chain_people, marks, genders, rng, used)
     story_pieces = list(chain_pieces)
-    gender_words = _GENDER_WORDS
+    gender_words = GENDER_WORDS
     for first, path in paths:
         stop = first + len(path) - 1
         heads = tuple([gender_words[genders[path[j]]] for j in range(stop - first)])  # each fact's head's gender
