@@ -37,7 +37,7 @@ def test_forms_are_the_choices_of_a_clause_one_kept_form_per_template():
     assert forms(bank, ("son",), "male")[0] is forms(bank, ("son",), "female")[0]
     for g, head in enumerate(GENDERS):
         assert fact_forms(bank, "son", g) is forms(bank, ("son",), head)
-    assert fact_forms(bank, "uncle", 0) == []
+    assert fact_forms(bank, "uncle", 0) == ()
 
 
 def test_render_fact_writes_the_template_as_rendered_with_its_draw():

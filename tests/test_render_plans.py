@@ -46,8 +46,12 @@ def test_plans_hold_the_banks_choices_for_every_piece():
         multi = set()
         for i in range(n):
             spans = [words[i:i + L] for L in range(1, min(longest, n - i) + 1)]
+            reached = len(plan.options[i])  # the spans up to the longest that a clause of the bank starts
             assert [[f.id for f in fs] for fs in plan.options[i]] == [[t.id for t in bank.choices(c, heads[i])]
-                                                                      for c in spans]
+                                                                      for c in spans[:reached]]
+            assert reached >= 1 and not any(bank.choices(c, g) for c in spans[reached:] for g in GENDERS)
+            assert reached == len(spans) or not any(c[:reached] == words[i:i + reached] for c in bank.by_clause
+                                                    if len(c) > reached)
             assert plan.valid[i] == [len(c) for c in spans if bank.choices(c, heads[i])]
             multi |= {bank.choice_ids(c, heads[i]) for c in spans if len(c) > 1 and bank.choices(c, heads[i])}
         assert plan.count[0] == _weighted_covers(plan.valid)

@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 
 from clutrr.paths import trusted
-from clutrr.render.templates import Bank, Template
+from clutrr.render.templates import Bank, made_template
 
 try:  # optional (pip install 'clutrr[fast]'): the same data, read about three times faster
     from orjson import loads
@@ -107,7 +107,7 @@ def decode_bank(data: object) -> tuple[Bank, dict[str, bool]] | None:
         templates, flags = [], {}
         for tid, clause, gender, text, source, head, slots, flag in data["template_rows"]:
             plan = (head, tuple([(e, forms[f], tail) for e, f, tail in slots]))
-            templates.append(Template(tid, clauses[clause], genders[gender], text, sources[source], _plan=plan))
+            templates.append(made_template(tid, clauses[clause], genders[gender], text, sources[source], plan))
             flags[tid] = flag
 
         def build(part: dict, holdout: tuple[Bank, Bank] | None = None) -> Bank:

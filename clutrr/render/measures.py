@@ -221,6 +221,8 @@ def _walk_counts(bank: Bank, words: tuple[str, ...], heads: tuple[str, ...]) -> 
             node = node.then(bank, words[j])
             if node.own:
                 own[j - i + 1] += 1
+            if not node.further:  # no longer span from i has a template
+                break
     return own
 
 

@@ -47,7 +47,9 @@ class Fill:
 
 class Form:
     """A template as rendering reads it: its id and its text split at its name slots for each
-    gendering of its entities (``fills[g]`` when bit i of g says entity i is female), made on first use."""
+    gendering of its entities (``fills[g]`` when bit i of g says entity i is female), made on first use.
+    ``fills`` is a tuple, made again when a fill is added (at most once per gendering): a read finds
+    the fill in the tuple itself, where a list holds its items one pointer further."""
 
     __slots__ = ("template", "id", "head", "slots", "fills")
 
@@ -57,7 +59,7 @@ class Form:
         head, slots = template.compile_plan()
         self.head: str = head
         self.slots: tuple[tuple[int, tuple[str, str] | None, str], ...] = slots
-        self.fills: list[Fill | None] = [None] * (1 << (len(template.clause) + 1))
+        self.fills: tuple[Fill | None, ...] = (None,) * (1 << (len(template.clause) + 1))
 
     def fill(self, genders: int) -> Fill:
         """``fills[genders]``: the kept split, or made now."""
@@ -71,7 +73,8 @@ class Form:
                     texts.append(tail)
                 else:
                     texts[-1] += forms[genders >> ent & 1] + tail
-            hit = self.fills[genders] = Fill(texts, names)
+            hit = Fill(texts, names)
+            self.fills = self.fills[:genders] + (hit,) + self.fills[genders + 1:]
         return hit
 
     def render(self, genders: int, marks: list[str], people: list[int], i: int) -> str:
@@ -98,15 +101,19 @@ class Form:
         return "".join(out)
 
 
-def forms(bank: Bank, clause: tuple[str, ...], head_gender: str) -> list[Form]:
-    """The :class:`Form` of each of ``bank.choices(clause, head_gender)`` (kept on the bank, one per template)."""
+_NO_FORMS: Final[tuple[Form, ...]] = ()
+
+
+def forms(bank: Bank, clause: tuple[str, ...], head_gender: str) -> tuple[Form, ...]:
+    """The :class:`Form` of each of ``bank.choices(clause, head_gender)`` (kept on the bank, one per template).
+    A tuple: rendering reads its items from the object itself (a list's are one pointer further)."""
     templates: list[Template] | None = bank.by_clause.get(clause)
     if templates is None:  # most longer clauses a path meets: no templates to look through
-        return []
+        return _NO_FORMS
     key = (clause, head_gender)
-    hit: list[Form] | None = bank.choice_forms.get(key)
+    hit: tuple[Form, ...] | None = bank.choice_forms.get(key)
     if hit is None:
-        hit = []
+        made: list[Form] = []
         by_id: dict[str, Form] = bank.forms
         for t in templates:
             gender: str = t.gender
@@ -115,20 +122,20 @@ def forms(bank: Bank, clause: tuple[str, ...], head_gender: str) -> list[Form]:
             form = by_id.get(t.id)
             if form is None:
                 form = by_id[t.id] = Form(t)
-            hit.append(form)
-        bank.choice_forms[key] = hit
+            made.append(form)
+        hit = bank.choice_forms[key] = tuple(made)
     return hit
 
 
-def fact_forms(bank: Bank, word: str, head: int) -> list[Form]:
+def fact_forms(bank: Bank, word: str, head: int) -> tuple[Form, ...]:
     """:func:`forms` of the one-fact clause ``word`` whose first entity has gender ``head`` (0 male, 1 female)."""
-    hit: list[list[Form]] | None = bank.fact_forms.get(word)
+    hit: list[tuple[Form, ...]] | None = bank.fact_forms.get(word)
     if hit is None:
         hit = bank.fact_forms[word] = [forms(bank, (word,), g) for g in GENDERS]
     return hit[head]
 
 
-def _open(templates: list[Form], used: set[str] | frozenset[str]) -> bool:
+def _open(templates: tuple[Form, ...], used: set[str] | frozenset[str]) -> bool:
     return any(t.id not in used for t in templates)
 
 
@@ -138,18 +145,21 @@ class Clause:
     (``options[L - 1]`` for the first L words, the clause itself last), the lengths L among them
     that have a template (``valid``), whether the bank's own templates (not ones filled from a
     fallback) render the clause (``own``), the ids of its templates when it has several facts and
-    a template (``multi_ids``, else None) and the clauses one word longer (made on first use)."""
+    a template (``multi_ids``, else None), whether a longer clause of the bank starts with its words
+    (``further``: when not, no clause reached from it has a template) and the clauses one word
+    longer (made on first use)."""
 
-    __slots__ = ("words", "head", "options", "valid", "own", "multi_ids", "longer")
+    __slots__ = ("words", "head", "options", "valid", "own", "multi_ids", "further", "longer")
 
-    def __init__(self, words: tuple[str, ...], head: str, options: list[list[Form]], valid: list[int],
-                 own: bool, multi_ids: frozenset[str] | None) -> None:
+    def __init__(self, words: tuple[str, ...], head: str, options: tuple[tuple[Form, ...], ...], valid: list[int],
+                 own: bool, multi_ids: frozenset[str] | None, further: bool) -> None:
         self.words = words
         self.head = head
         self.options = options
         self.valid = valid
         self.own = own
         self.multi_ids = multi_ids
+        self.further = further
         self.longer: dict[str, Clause] = {}
 
     def then(self, bank: Bank, word: str) -> Clause:
@@ -167,15 +177,23 @@ def _longer(bank: Bank, shorter: Clause, word: str) -> Clause:
     own = any(f.id not in fallback for f in ts)
     valid = shorter.valid + [len(words)] if ts else shorter.valid
     multi_ids = frozenset([f.id for f in ts]) if ts and len(words) > 1 else None  # bank.choice_ids, no call
-    return Clause(words, shorter.head, shorter.options + [ts], valid, own, multi_ids)
+    prefixes: frozenset[tuple[str, ...]] = bank.clause_prefixes
+    return Clause(words, shorter.head, shorter.options + (ts,), valid, own, multi_ids, words in prefixes)
+
+
+def clause_prefixes(bank: Bank) -> frozenset[tuple[str, ...]]:
+    """Every proper prefix of a clause of the bank, the empty one included (whatever the gender of its templates)."""
+    return frozenset([c[:L] for c in bank.by_clause for L in range(len(c))])
 
 
 def clause_roots(bank: Bank) -> dict[str, Clause]:
-    """The bank's empty clause for each gender of a first person (kept on the bank)."""
+    """The bank's empty clause for each gender of a first person (kept on the bank, with its
+    :func:`clause_prefixes`, which tell each clause reached whether a longer one may have templates)."""
     roots: dict[str, Clause] = bank.clause_roots
     if not roots:
+        bank.clause_prefixes = clause_prefixes(bank)
         for g in GENDERS:
-            roots[g] = Clause((), g, [], [], False, None)
+            roots[g] = Clause((), g, (), [], False, None, bool(bank.by_clause))
     return roots
 
 
@@ -201,7 +219,8 @@ class PathPlan:
         roots = clause_roots(bank)
         self.valid: list[list[int]] = []
         self.multi: list[frozenset[str]] = []  # the template ids of each valid multi-fact piece
-        self.options: list[list[list[Form]]] = []  # [i][L - 1]: templates of words[i:i+L]
+        # [i][L - 1]: templates of words[i:i+L], up to the longest piece from i that a clause of the bank starts
+        self.options: list[tuple[tuple[Form, ...], ...]] = []
         for i in range(n):
             node = roots[heads[i]]
             for j in range(i, min(i + longest, n)):
@@ -209,6 +228,8 @@ class PathPlan:
                 ids = node.multi_ids
                 if ids is not None:
                     self.multi.append(ids)
+                if not node.further:  # no longer piece from i has a template: its clauses are not reached
+                    break
             self.valid.append(node.valid)
             self.options.append(node.options)
         self.count = _counts(self.valid)
@@ -285,11 +306,13 @@ def path_plan(bank: Bank, words: tuple[str, ...], heads: tuple[str, ...], max_pi
     longest = min(max_piece, bank.max_len)
     if not keep:
         return PathPlan(bank, words, heads, longest)
-    key = (words, heads, longest)
-    plan = bank.covers.get(key)
-    if plan is None:
-        plan = bank.covers.keep(key, PathPlan(bank, words, heads, longest), len(words))
-    return cast(PathPlan, plan)
+    # one flat tuple (a kept key compared is one object read, not three); the longest piece is not in it:
+    # a kept plan for another longest piece (another max_piece on the same bank) is replaced
+    key = words + heads
+    plan: PathPlan | None = bank.covers.get(key)
+    if plan is None or plan.longest != longest:
+        plan = cast(PathPlan, bank.covers.keep(key, PathPlan(bank, words, heads, longest), len(words)))
+    return plan
 
 
 def sample_cover(bank: Bank, words: list[str], head_genders: list[str], max_piece: int, rng: random.Random,
@@ -361,7 +384,10 @@ def render_plan(bank: Bank, plan: PathPlan, edges: Sequence[int], people: Sequen
                 tid = form.id
         used.add(tid)
         facts = _span(first + i, L) if first >= 0 else tuple(edge[i:i + L])
-        pieces.append(new_piece(piece_type, (_fill(form, at, i, L, marks, genders), tid, facts)))
+        mask = genders[at[i]] | genders[at[i + 1]] << 1  # bit j: whether entity j of the piece is female
+        for j in range(2, L + 1):
+            mask |= genders[at[i + j]] << j
+        pieces.append(new_piece(piece_type, (form.render(mask, marks, at, i), tid, facts)))
         i += L
     return pieces
 
@@ -402,12 +428,7 @@ def _span(start: int, length: int) -> tuple[int, ...]:
     return row[length - 1]
 
 
-def _fill(form: Form, people: list[int], i: int, L: int, marks: list[str], genders: list[int]) -> str:
-    """The text of ``form`` whose entities A, B, ... are ``people[i:i + L + 1]``."""
-    mask = genders[people[i]] | genders[people[i + 1]] << 1
-    for j in range(2, L + 1):
-        mask |= genders[people[i + j]] << j
-    return form.render(mask, marks, people, i)
+_PAIR: Final[list[int]] = [0, 0]  # the two people of a fact rendered alone (no list made per fact)
 
 
 def render_fact(bank: Bank, word: str, head: int, tail: int, marks: list[str], genders: list[int],
@@ -418,5 +439,8 @@ def render_fact(bank: Bank, word: str, head: int, tail: int, marks: list[str], g
     if not ts:
         raise NoCoverError(f"no template covers the relation word(s) {[word]}")
     form = ts[below_rng(rng, len(ts))]  # rng.choice(ts), with its draws
-    text = form.render(genders[head] | genders[tail] << 1, marks, [head, tail], 0)
+    pair = _PAIR
+    pair[0] = head
+    pair[1] = tail
+    text = form.render(genders[head] | genders[tail] << 1, marks, pair, 0)
     return _piece(_PIECE, (text, form.id, _span(edge, 1) if edge >= 0 else (edge,)))

@@ -99,6 +99,20 @@ class Template:
         return self.gender == "any" or self.gender == head_gender
 
 
+_new = object.__new__
+_set = object.__setattr__
+
+
+def made_template(tid: str, clause: tuple[str, ...], gender: str, text: str, source: str, plan: tuple) -> Template:
+    """``Template(tid, clause, gender, text, source, _plan=plan)``, its fields set at once: a frozen
+    dataclass's own ``__init__`` sets each field through ``object.__setattr__``, about three times
+    slower, which a bank of thousands of templates read from the cache pays at every start."""
+    t = _new(Template)
+    _set(t, "__dict__", {"id": tid, "clause": clause, "gender": gender, "text": text, "source": source,
+                         "parts": (), "_plan": plan})
+    return t
+
+
 def template_id(clause: tuple[str, ...], gender: str, text: str) -> str:
     """A stable id: the clause, then 8 hex digits of a hash of gender and text."""
     digest = hashlib.blake2b(f"{'-'.join(clause)}|{gender}|{text}".encode(), digest_size=4).hexdigest()
@@ -131,6 +145,7 @@ class Bank:
         self.choice_forms: dict = {}
         self.fact_forms: dict = {}
         self.clause_roots: dict = {}
+        self.clause_prefixes: frozenset = frozenset()  # the proper prefixes of its clauses (set with clause_roots)
         # the text measures' counts of a short chain's own-template spans: words -> heads -> counts
         # (clutrr.render.measures.own_counts)
         self.chain_own: dict = {}
