@@ -3,12 +3,13 @@ fields is the dataclass's own, plans kept under one flat key are the plans made 
 words, head genders and longest piece, and a fact rendered alone is its template's rendering."""
 from __future__ import annotations
 
+import hashlib
 import random
 
 from clutrr.core.kb import GENDERS
 from clutrr.render.measures import has_own, own_counts
 from clutrr.render.stitching import PathPlan, path_plan, render_fact
-from clutrr.render.templates import Bank, Template, made_template, template_id
+from clutrr.render.templates import Bank, Template, made_template, split_key, template_id
 
 WORDS = ("son", "brother", "aunt")
 
@@ -78,3 +79,10 @@ def test_long_chains_count_the_spans_the_bank_itself_covers_as_their_clauses_tel
             heads = tuple(rng.choice(GENDERS) for _ in range(k))
             expected = [0] + [sum(has_own(bank, words[i:i + n], heads[i]) for i in range(k - n + 1)) for n in (1, 2, 3)]
             assert own_counts(bank, words, heads) == expected
+
+
+def test_a_templates_split_order_is_the_hash_of_the_seed_and_its_id():
+    for seed in (0, 7, 123456789):
+        seeded = hashlib.blake2b(f"{seed}|".encode(), digest_size=8)
+        for tid in ("son#0a1b2c3d", "son-brother#ffffffff", "ü#00000000"):
+            assert split_key(seeded, tid) == hashlib.blake2b(f"{seed}|{tid}".encode(), digest_size=8).digest()

@@ -197,17 +197,15 @@ def has_own(bank: Bank, words: tuple[str, ...], head_gender: str) -> bool:
 def own_counts(bank: Bank, words: tuple[str, ...], heads: tuple[str, ...]) -> list[int]:
     """``[n]``: how many of the chain's spans of n facts (1..SPAN_LENGTHS) a template of the bank itself
     covers (``[0]`` is 0); ``heads`` are the genders of the facts' first people. Short chains repeat:
-    their counts are kept on the bank (``bank.chain_own[words][heads]``: two lookups a story, where
+    their counts are kept on the bank (``bank.chain_own[words + heads]``: one lookup a story, where
     reaching the clause of the chain word by word took one for each word and two more)."""
     if not 0 < len(words) <= SPAN_LENGTHS:
         return _walk_counts(bank, words, heads)
-    kept: dict[tuple[str, ...], dict[tuple[str, ...], list[int]]] = bank.chain_own
-    by_heads = kept.get(words)
-    if by_heads is None:
-        by_heads = kept[words] = {}
-    hit = by_heads.get(heads)
+    kept: dict[tuple[str, ...], list[int]] = bank.chain_own
+    key = words + heads
+    hit = kept.get(key)
     if hit is None:
-        hit = by_heads[heads] = _walk_counts(bank, words, heads)
+        hit = kept[key] = _walk_counts(bank, words, heads)
     return hit
 
 

@@ -146,7 +146,7 @@ class Bank:
         self.fact_forms: dict = {}
         self.clause_roots: dict = {}
         self.clause_prefixes: frozenset = frozenset()  # the proper prefixes of its clauses (set with clause_roots)
-        # the text measures' counts of a short chain's own-template spans: words -> heads -> counts
+        # the text measures' counts of a short chain's own-template spans: words + heads -> counts
         # (clutrr.render.measures.own_counts)
         self.chain_own: dict = {}
 
@@ -194,12 +194,21 @@ class Bank:
         share = TEST_SHARE if test_share is None else test_share
         train: list[Template] = []
         test: list[Template] = []
+        seeded = hashlib.blake2b(f"{seed}|".encode(), digest_size=8)
         for clause, ts in self.by_clause.items():
-            order = sorted(ts, key=lambda t: hashlib.blake2b(f"{seed}|{t.id}".encode(), digest_size=8).digest())
+            order = sorted(ts, key=lambda t: split_key(seeded, t.id))
             n_test = max(1, round(len(ts) * share.get(len(clause), 0.2))) if len(ts) >= 2 else 0
             test += order[:n_test]
             train += order[n_test:]
         return Bank(train, f"{self.name}:train"), Bank(test, f"{self.name}:test")
+
+
+def split_key(seeded: hashlib.blake2b, tid: str) -> bytes:
+    """``blake2b(f"{seed}|{tid}", digest_size=8)``, the order of a template in :meth:`Bank.split`, from
+    ``seeded`` (that hash of ``f"{seed}|"`` alone) copied: about twice as quick for a bank of thousands."""
+    h = seeded.copy()
+    h.update(tid.encode())
+    return h.digest()
 
 
 def parse_bank_file(path: Path) -> list[Template]:
