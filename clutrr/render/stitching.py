@@ -428,9 +428,6 @@ def _span(start: int, length: int) -> tuple[int, ...]:
     return row[length - 1]
 
 
-_PAIR: Final[list[int]] = [0, 0]  # the two people of a fact rendered alone (no list made per fact)
-
-
 def render_fact(bank: Bank, word: str, head: int, tail: int, marks: list[str], genders: list[int],
                 rng: random.Random, edge: int = -1) -> Piece:
     """One fact alone ("tail is head's word"), as :func:`render_path` renders a path of one
@@ -439,8 +436,5 @@ def render_fact(bank: Bank, word: str, head: int, tail: int, marks: list[str], g
     if not ts:
         raise NoCoverError(f"no template covers the relation word(s) {[word]}")
     form = ts[below_rng(rng, len(ts))]  # rng.choice(ts), with its draws
-    pair = _PAIR
-    pair[0] = head
-    pair[1] = tail
-    text = form.render(genders[head] | genders[tail] << 1, marks, pair, 0)
+    text = form.render(genders[head] | genders[tail] << 1, marks, [head, tail], 0)
     return _piece(_PIECE, (text, form.id, _span(edge, 1) if edge >= 0 else (edge,)))
