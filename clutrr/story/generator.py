@@ -458,7 +458,7 @@ class _Context:
     recent_order: _RecentOrder = field(default_factory=_RecentOrder, compare=False)
 
 
-@dataclass
+@dataclass(init=False)  # a compiled __init__ (the one dataclass writes runs as Python: at k=10, once a story)
 class _Shape:
     """What a chain's predicates and its people's genders decide, worked out once per context."""
 
@@ -466,8 +466,13 @@ class _Shape:
     pattern: str
     heldout: bool
     heads: tuple[str, ...]  # the gender of each fact's first person
-    plan: PathPlan | None = None  # how the bank renders the chain (made when a story first renders it: _chain_plan)
-    entailed: int = -1  # what the chain's predicates entail (chain_entailment), once computed
+    plan: PathPlan | None  # how the bank renders the chain (made when a story first renders it: _chain_plan)
+    entailed: int  # what the chain's predicates entail (chain_entailment), once computed (else -1)
+
+    def __init__(self, words: tuple[str, ...], pattern: str, heldout: bool, heads: tuple[str, ...]) -> None:
+        self.words, self.pattern, self.heldout, self.heads = words, pattern, heldout, heads
+        self.plan = None
+        self.entailed = -1
 
 @lru_cache(maxsize=64)
 def _context(config: GeneratorConfig, seed: int, split: str, k: int, noise: str) -> _Context:
