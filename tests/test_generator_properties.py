@@ -132,14 +132,14 @@ def test_kept_shapes_and_plans_stay_bounded_and_never_change_an_example(monkeypa
     monkeypatch.setattr(generator, "SHAPE_FACTS", 10)
     monkeypatch.setattr(templates, "COVER_FACTS", 10)
     cold()
-    kept_by_bank = []  # the bank keeps the plans of noise paths (a chain's plan is kept with its shape)
+    kept_noise = []  # the context keeps the plans of noise paths in a table (a chain's plan is kept with its shape)
     for r in requests:
         assert make_example(CONFIG, r[0], r[1], 9, r[2]).record == roomy[r]
         ctx = generator._RECENT.ctx
         kept = ctx.shapes.facts  # shapes of chains longer than SHAPE_MEMO_K are never kept
         assert (0 < kept <= 10 if r[0] <= generator.SHAPE_MEMO_K else kept == 0) and ctx.bank.covers.facts <= 10
-        kept_by_bank.append(ctx.bank.covers.facts)
-    assert max(kept_by_bank) > 0
+        kept_noise.append(sum(plan is not None for plan in ctx.noise_plans))
+    assert max(kept_noise) > 0 and len(ctx.noise_plans) <= generator.NOISE_PLAN_SLOTS
 
 
 def test_a_fact_memo_forgets_everything_before_passing_its_budget():

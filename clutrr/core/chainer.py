@@ -119,7 +119,10 @@ class _RulePlan:
     """A KB's rules by head predicate, in the groups the chainer tries in turn (for one
     ``allowed``): rule i is ``first[i] . second[i] -> r``; ``spans[r]`` lists each non-empty
     group of head r as ``start, count`` (its rules are i in ``range(start, start + count)``);
-    ``total[r]`` counts the rules of all of them; ``widest`` is the largest count."""
+    ``total[r]`` counts the rules of all of them; ``widest`` is the largest count.
+
+    A group's rules not yet drawn are held in one int of ``width``-bit fields (field f holds the
+    rule offset at place f, as a list would); ``ident[m]`` holds offsets 0 .. m-1 in order."""
 
     def __init__(self, kb: KB, allowed: WordMask | None) -> None:
         self.kb, self.allowed = kb, allowed
@@ -138,6 +141,9 @@ class _RulePlan:
                     self.widest = max(self.widest, len(group))
             self.spans.append(spans)
             self.total.append(sum(spans[1::2]))
+        self.width = max(1, (self.widest - 1).bit_length())
+        self.field = (1 << self.width) - 1
+        self.ident = [sum(i << (self.width * i) for i in range(m)) for m in range(self.widest + 1)]
 
 
 def _grouped(rules: tuple[tuple[int, int], ...], allowed: WordMask | None) -> list[list[tuple[int, int]]]:
@@ -166,23 +172,24 @@ def _rule_plan(kb: KB, allowed: WordMask | None) -> _RulePlan:
     return hit[1]
 
 
-def _expansion(edges: list[int], count: int, plan: _RulePlan, order: list[int], people: list[int],
-               preds: list[int], dead: list[bool], rows: list[list[int]], cols: list[list[int]], free: int,
-               rand: Callable[[], float]) -> tuple[int, int, int, int]:
+def _expansion(edges: list[int], count: int, plan: _RulePlan, people: list[int], preds: list[int], dead: int,
+               rows: list[list[int]], cols: list[list[int]], free: int,
+               rand: Callable[[], float]) -> tuple[int, int, int, int, int]:
     """The first (fact, rule) that can be grounded, facts (the first ``count`` of ``edges``) and
     then each fact's rules drawn in uniformly random order, lazily (one ``rand()`` per item
-    drawn; the drawn item's place takes the last one's; ``order`` is room for a group's rules):
-    (fact index, r1, r2, the people who could be c), or fact index -1 when none can.
+    drawn; the drawn item's place takes the last one's): (fact index, r1, r2, the people who
+    could be c, ``dead``), or fact index -1 when none can.
 
-    A fact found ``dead`` (none of its rules grounded) stays so while the path grows (``free``
-    only shrinks): drawn again, it makes the ``rand()`` calls of its rules and nothing else."""
-    first, second, spans = plan.first, plan.second, plan.spans
+    A fact found dead (bit e of ``dead``: none of its rules grounded) stays so while the path grows
+    (``free`` only shrinks): drawn again, it makes the ``rand()`` calls of its rules and nothing else.
+    A group's rules not drawn yet are the fields of one int (:class:`_RulePlan`), not a list."""
+    first, second, spans, width, field = plan.first, plan.second, plan.spans, plan.width, plan.field
     while count:
         j = int(rand() * count)
         count -= 1
         e = edges[j]
         edges[j] = edges[count]
-        if dead[e]:
+        if dead >> e & 1:
             for rule in range(plan.total[preds[e]]):
                 rand()
             continue
@@ -190,19 +197,20 @@ def _expansion(edges: list[int], count: int, plan: _RulePlan, order: list[int], 
         groups = spans[preds[e]]
         for g in range(0, len(groups), 2):
             start, m = groups[g], groups[g + 1]
-            for i in range(m):
-                order[i] = i
+            order = plan.ident[m]
             while m:
                 j = int(rand() * m)
                 m -= 1
-                i = start + order[j]
-                order[j] = order[m]
+                shift = j * width
+                pick = order >> shift & field
+                order ^= (pick ^ (order >> (m * width) & field)) << shift  # place j takes the last place's rule
+                i = start + pick
                 r1, r2 = first[i], second[i]
                 cand = rows[r1][a] & cols[r2][b] & free
                 if cand:
-                    return e, r1, r2, cand
-        dead[e] = True
-    return -1, 0, 0, 0
+                    return e, r1, r2, cand, dead
+        dead |= 1 << e
+    return -1, 0, 0, 0, dead
 
 
 def backward_chain(family: Family, kb: KB, k: int, x: int, z: int, rng: random.Random,
@@ -223,12 +231,12 @@ def backward_chain(family: Family, kb: KB, k: int, x: int, z: int, rng: random.R
     if target < 0:
         return None
     people, preds = [x, z], [target]
-    dead = [False]  # per fact, whether none of its rules can be grounded any more
+    dead = 0  # bit i: none of fact i's rules can be grounded any more
     steps: list[int] = []  # per step, the index and the predicate of the fact it expanded (for the proof)
     rows, cols = family.rows, family.cols()
     genders = family.genders
     plan = _rule_plan(kb, allowed)
-    edges, order = [0] * k, [0] * plan.widest
+    edges = [0] * k
     rand = rng.random
     used = (1 << x) | (1 << z)
     men, women = family.gender_bits
@@ -237,16 +245,16 @@ def backward_chain(family: Family, kb: KB, k: int, x: int, z: int, rng: random.R
         if allowed is None:
             for i in range(n):
                 edges[i] = i
-            found = _expansion(edges, n, plan, order, people, preds, dead, rows, cols, ~used, rand)
+            found = _expansion(edges, n, plan, people, preds, dead, rows, cols, ~used, rand)
         else:  # facts stating other words first
             count = _fill(edges, allowed, preds, people, genders, False)
             if count > left:
                 return None  # an expansion replaces at most one banned fact
-            found = _expansion(edges, count, plan, order, people, preds, dead, rows, cols, ~used, rand)
+            found = _expansion(edges, count, plan, people, preds, dead, rows, cols, ~used, rand)
             if found[0] < 0:
                 count = _fill(edges, allowed, preds, people, genders, True)
-                found = _expansion(edges, count, plan, order, people, preds, dead, rows, cols, ~used, rand)
-        e, r1, r2, cand = found
+                found = _expansion(edges, count, plan, people, preds, found[4], rows, cols, ~used, rand)
+        e, r1, r2, cand, dead = found
         if e < 0:
             return None
         # a gender among those c can have, then c among those of it
@@ -260,7 +268,8 @@ def backward_chain(family: Family, kb: KB, k: int, x: int, z: int, rng: random.R
         people.insert(e + 1, c)
         preds[e] = r1
         preds.insert(e + 1, r2)
-        dead.insert(e + 1, False)
+        high = dead >> (e + 1)  # the new fact e + 1 is not dead; those after it move up one
+        dead ^= high << (e + 1) ^ high << (e + 2)
     if allowed is not None and not all(_stated(allowed, preds, people, genders, i) for i in range(k)):
         return None
     return Chain(people, preds, target, _proof(people, preds, steps))

@@ -10,11 +10,23 @@ from __future__ import annotations
 
 import random
 from math import ceil, log
-from typing import Any, Callable, Final
+from typing import Callable, Final
 
 import _random
 
-_RANDOM: Final = random.Random  # read as statics (compiled: no module or attribute lookup per seed)
+from clutrr.core.native import mypyc_attr
+
+
+@mypyc_attr(native_class=False)  # a Python subclass of random.Random
+class SeededRandom(random.Random):
+    """``random.Random`` whose ``gauss_next`` is None until ``gauss`` or ``setstate`` sets it on the
+    instance: read from the class till then, so a new generator sets no attribute (and makes no
+    instance dict)."""
+
+    gauss_next = None
+
+
+_RANDOM: Final = SeededRandom  # read as statics (compiled: no module or attribute lookup per seed)
 _new: Final = random.Random.__new__
 _seed: Final = _random.Random.seed
 
@@ -52,12 +64,11 @@ def random_bit(mask: int, rand: Callable[[], float]) -> int:
 
 
 def seeded(n: int) -> random.Random:
-    """``random.Random(n)`` for an int ``n``: the same state, seeded once by the C seed
-    (``Random.__init__`` and ``Random.seed`` run Python code around that call, per story)."""
-    rng = _new(_RANDOM)
+    """``random.Random(n)`` for an int ``n``: the same state and draws, seeded once by the C seed
+    (``Random.__init__`` and ``Random.seed`` run Python code around that call, per story), as a
+    :class:`SeededRandom` (``Random.seed`` also sets ``gauss_next`` to None: the class's value)."""
+    rng: random.Random = _new(_RANDOM)
     _seed(rng, n)
-    state: Any = rng
-    state.gauss_next = None  # what Random.seed sets besides the C state (getstate reads it)
     return rng
 
 

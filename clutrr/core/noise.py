@@ -147,18 +147,22 @@ class _Walker:
         return None
 
 
-_CHAIN_PAIRS: Final[dict[int, list[int]]] = {}
+_CHAIN_PAIRS: Final[list[list[int]]] = []  # [2 * k + adjacent]: _chain_pairs(k, adjacent), once made (else empty)
 
 
 def _chain_pairs(k: int, adjacent: bool) -> list[int]:
     """The pairs (i, j), i < j, of positions on a chain of k facts that a supporting path may
-    join (never (0, k); with ``adjacent``, also neighbours), each as ``i * (k + 1) + j``; kept per k."""
+    join (never (0, k); with ``adjacent``, also neighbours), each as ``i * (k + 1) + j``; kept per k
+    (in a list by ``2 * k + adjacent``: no dict lookup per story)."""
     key = 2 * k + adjacent
-    hit = _CHAIN_PAIRS.get(key)
-    if hit is None:
+    kept = _CHAIN_PAIRS
+    while len(kept) <= key:
+        kept.append([])
+    hit = kept[key]
+    if not hit:
         span = k + 1
-        hit = _CHAIN_PAIRS[key] = [i * span + j for i in range(span) for j in range(i + 1 if adjacent else i + 2, span)
-                                   if i or j != k]
+        hit = kept[key] = [i * span + j for i in range(span) for j in range(i + 1 if adjacent else i + 2, span)
+                           if i or j != k]
     return hit
 
 

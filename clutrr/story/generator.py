@@ -56,6 +56,7 @@ WINDOW_FAMILIES_KEPT: Final = 4  # of families above half DENSE_MAX_PEOPLE (abou
 HELDOUT_MEMO_K: Final = 3  # held-out flags of patterns up to this length are remembered (longer ones rarely repeat)
 SHAPE_FACTS = 16_384  # per context: chain shapes kept, counted in facts (each holds a render plan)
 SHAPE_MEMO_K: Final = 6  # chain shapes are kept up to this k (a longer chain's shape almost never comes again)
+NOISE_PLAN_SLOTS: Final = 1 << 16  # the largest table of noise paths' plans by path_key (2 facts of 11 predicates: 3,872)
 SET_REDRAWS = 8  # stories drawn for a people question before the first whose set has one name is taken
 CYK_MAX_K: Final = 8  # clean chains up to this length are checked by their CYK table instead
 SPLITS = ("train", "test")
@@ -159,6 +160,10 @@ class _HashPrefix:
         """``self(a, b)`` for ``ints = ints_part(a, b)``, with no tuple or reprs built (a story's two
         hashes continue with the same ints, made once)."""
         return _FROM_BYTES(_DIGEST(self._continued(ints)), "big")
+
+    def of_int(self, n: int) -> int:
+        """``self(n)``, with no tuple, map or join made."""
+        return self.of_ints(str(n).encode())
 
     def of_text(self, text: str) -> int:
         """``self(text)``, with no tuple, map or join made."""
@@ -383,19 +388,23 @@ def relations_report(config: GeneratorConfig, ks: list[int]) -> dict:
     }
 
 
-def _target_order(seed: int, split: str, k: int, noise: str, block: int, n: int) -> tuple[int, ...]:
+def _target_order(targets_hash: _HashPrefix, block: int, n: int) -> tuple[int, ...]:
+    """Block ``block``'s order of n target words, given ``_HashPrefix("targets", seed, split, k, kind)``."""
     order = list(range(n))
-    shuffle(seeded(stable_hash("targets", seed, split, k, noise, block)), order)  # Random(...).shuffle's order
+    shuffle(seeded(targets_hash.of_int(block)), order)  # Random(stable_hash(..., block)).shuffle's order
     return tuple(order)
 
 
 class _RecentOrder:
-    """The target words' order of the block asked for last, and its kind (a run asks for block after block)."""
+    """The target words' order of the block asked for last, and its kind (a run asks for block after block);
+    the order hash of the kind made last (``stable_hash("targets", seed, split, k, hash_kind, ...)``)."""
 
     def __init__(self) -> None:
         self.kind = ""
         self.block = -1
         self.order: tuple[int, ...] = ()
+        self.hash_kind = ""
+        self.targets_hash: _HashPrefix | None = None
 
 
 def _target_word(ctx: _Context, words: tuple[tuple[int, int], ...], seed: int, split: str, k: int, noise: str,
@@ -411,7 +420,11 @@ def _target_word(ctx: _Context, words: tuple[tuple[int, int], ...], seed: int, s
         if order is None:
             if len(orders) > 1024:
                 orders.clear()
-            order = orders[noise, block] = _target_order(seed, split, k, noise, block, n)
+            targets_hash = recent.targets_hash
+            if targets_hash is None or recent.hash_kind != noise:
+                targets_hash = recent.targets_hash = _HashPrefix("targets", seed, split, k, noise)
+                recent.hash_kind = noise
+            order = orders[noise, block] = _target_order(targets_hash, block, n)
         recent.kind, recent.block, recent.order = noise, block, order
     return words[recent.order[index % n]]
 
@@ -438,12 +451,14 @@ class _Context:
     knobs: _Knobs  # the config's settings and the context's constants a story reads
     families: dict = field(default_factory=dict, compare=False)  # family key -> Family (the last few)
     shapes: FactMemo = field(default_factory=lambda: FactMemo(SHAPE_FACTS), compare=False)  # chain -> _Shape
+    # [path_key]: a noise path's PathPlan once made (empty when the keys' range is too wide: _Knobs.noise_slots)
+    noise_plans: list[PathPlan | None] = field(default_factory=list, compare=False)
     # the target words' order per (kind, block)
     orders: dict[tuple[str, int], tuple[int, ...]] = field(default_factory=dict, compare=False)
     recent_order: _RecentOrder = field(default_factory=_RecentOrder, compare=False)
 
 
-@dataclass
+@dataclass(init=False)  # a compiled __init__ (the one dataclass writes runs as Python: at k=10, once a story)
 class _Shape:
     """What a chain's predicates and its people's genders decide, worked out once per context."""
 
@@ -451,8 +466,13 @@ class _Shape:
     pattern: str
     heldout: bool
     heads: tuple[str, ...]  # the gender of each fact's first person
-    plan: PathPlan  # how the bank renders the chain
-    entailed: int = -1  # what the chain's predicates entail (chain_entailment), once computed
+    plan: PathPlan | None  # how the bank renders the chain (made when a story first renders it: _chain_plan)
+    entailed: int  # what the chain's predicates entail (chain_entailment), once computed (else -1)
+
+    def __init__(self, words: tuple[str, ...], pattern: str, heldout: bool, heads: tuple[str, ...]) -> None:
+        self.words, self.pattern, self.heldout, self.heads = words, pattern, heldout, heads
+        self.plan = None
+        self.entailed = -1
 
 @lru_cache(maxsize=64)
 def _context(config: GeneratorConfig, seed: int, split: str, k: int, noise: str) -> _Context:
@@ -460,11 +480,12 @@ def _context(config: GeneratorConfig, seed: int, split: str, k: int, noise: str)
     kb = _kb(config)
     vocabulary = load_vocabulary(config.relations)
     allowed = None if vocabulary.edges is None else word_mask(kb, vocabulary.edges)
+    knobs = _Knobs(config, kb, k, noise)
     return _Context(kb, banks(config, seed)[split], allowed, word_mask(kb, vocabulary.targets),
                     offered_targets(config, k), offered_targets(config, 1) if config.query != "reasoning" else (),
                     _family_config(config, k, noise), _HashPrefix("example", seed, split, k, noise),
                     _HashPrefix("id", seed, split, k, noise, size=16), _HashPrefix("family", seed, split, k, noise),
-                    predicate_words(kb), *_name_pools(), _Knobs(config, kb, k, noise))
+                    predicate_words(kb), *_name_pools(), knobs, noise_plans=[None] * knobs.noise_slots)
 
 
 class _Knobs:
@@ -494,6 +515,11 @@ class _Knobs:
         self.table: list[list[int]] = kb.table  # kb.compose, read without a call
         self.int_shapes = len(kb.predicates) ** k << (k + 1) < 1 << 62  # a chain shape's key fits an unboxed int
         self.keep_shapes = k <= SHAPE_MEMO_K
+        # noise paths' plans: a table indexed by path_key while the keys of paths of up to their length are few
+        self.predicates = len(kb.predicates)
+        longest = 1 if self.connected else config.noise_facts  # a connected distractor is a path of one fact
+        slots = 2 * (4 * self.predicates) ** longest
+        self.noise_slots = slots if noise != "none" and slots <= NOISE_PLAN_SLOTS else 0
 
 
 def _shape_key(ctx: _Context, chain: Chain, genders: list[int]) -> object:
@@ -529,8 +555,25 @@ def _new_shape(ctx: _Context, seed: int, chain: Chain, genders: list[int]) -> _S
     pattern = "-".join(words)
     gender_words = GENDER_WORDS
     heads = tuple([gender_words[g] for g in people[:-1]])
-    return _Shape(words, pattern, pattern_heldout(pattern, k, seed, knobs.holdout), heads,
-                  path_plan(ctx.bank, words, heads, knobs.max_piece, keep=False))
+    return _Shape(words, pattern, pattern_heldout(pattern, k, seed, knobs.holdout), heads)
+
+
+def _chain_plan(ctx: _Context, shape: _Shape) -> PathPlan:
+    """The shape's render plan, made on first use: a chain held out of train, or whose noise finds no
+    room, is never rendered (at k > SHAPE_MEMO_K every story's shape is new)."""
+    plan = shape.plan
+    if plan is None:
+        plan = shape.plan = path_plan(ctx.bank, shape.words, shape.heads, ctx.knobs.max_piece, keep=False)
+    return plan
+
+
+def path_key(key: int, pred: int, head_gender: int, tail_gender: int, base: int) -> int:
+    """A sequence of facts' int key continued with a fact of ``pred`` (of ``base`` predicates) between
+    people of these genders: a sequence's key starts at 1 and takes each fact's digits in turn, so it
+    determines its facts' relation words and heads' genders (the leading 1 tells lengths apart), and the
+    key of n facts is below ``2 * (4 * base) ** n``. Noise paths' render plans are kept per context in a
+    table indexed by it (``_Context.noise_plans``): no key is hashed, compared or kept."""
+    return ((key * base + pred) * 2 + head_gender) * 2 + tail_gender
 
 
 class _Recent:
@@ -682,17 +725,21 @@ def _assemble(ctx: _Context, family: Family, chain: Chain, shape: _Shape, noise_
     words = list(shape.words)
     pos: list[int] = []  # [family id]: story person, or -1
     paths: list[tuple[int, list[int]]] = []  # each noise path's first edge index and people, over story people
+    path_keys: list[int] = []  # each noise path's path_key
     if noise_paths or query is not None:
         people = list(people)
         pos = [-1] * family.size
         for i, p in enumerate(people):
             pos[p] = i
         word = ctx.words
+        base = knobs.predicates
         for kind, facts in noise_paths:
             path: list[int] = []
             paths.append((len(edges), path))
             ib = -1
+            key = 1
             for a, p, b in facts:
+                key = path_key(key, p, family_genders[a], family_genders[b], base)
                 ia = pos[a]
                 if ia < 0:
                     ia = pos[a] = len(people)
@@ -705,6 +752,7 @@ def _assemble(ctx: _Context, family: Family, chain: Chain, shape: _Shape, noise_
                 words.append(cast(str, word[p][family_genders[b]]))
                 path.append(ia)
             path.append(ib)
+            path_keys.append(key)
     genders = [family_genders[p] for p in people]
     names, marks = _names(genders, rng, ctx)
     if knobs.context_words:  # a stream of its own: the story is the same at every padded length
@@ -718,13 +766,20 @@ def _assemble(ctx: _Context, family: Family, chain: Chain, shape: _Shape, noise_
         check_retrieval(kb, [(a, p, b) for a, p, b, _ in edges], (qa, qpred, qb))
 
     used: set[str] = set()  # no template twice in one story
-    chain_pieces = render_plan(bank, shape.plan, knobs.facts, knobs.chain_people, marks, genders, rng, used)
+    chain_pieces = render_plan(bank, _chain_plan(ctx, shape), knobs.facts, knobs.chain_people, marks, genders, rng, used)
     story_pieces = list(chain_pieces)
     gender_words = GENDER_WORDS
-    for first, path in paths:
+    noise_plans = ctx.noise_plans
+    for i, (first, path) in enumerate(paths):
         stop = first + len(path) - 1
-        heads = tuple([gender_words[genders[path[j]]] for j in range(stop - first)])  # each fact's head's gender
-        plan = path_plan(bank, tuple(words[first:stop]), heads, knobs.max_piece)
+        key = path_keys[i]
+        in_table = key < len(noise_plans)
+        plan = noise_plans[key] if in_table else None
+        if plan is None:  # path_plan(...): kept in the table when the key is in it, else on the bank
+            heads = tuple([gender_words[genders[path[j]]] for j in range(stop - first)])  # each fact's head's gender
+            plan = path_plan(bank, tuple(words[first:stop]), heads, knobs.max_piece, keep=not in_table)
+            if in_table:
+                noise_plans[key] = plan
         story_pieces += render_plan(bank, plan, range(first, stop), path, marks, genders, rng, used)
     shuffle(rng, story_pieces)
     target_word = cast(str, ctx.words[qpred][genders[qb]])
