@@ -55,13 +55,13 @@ _RULES: Final[dict[int, tuple[KB, list[list[int]], list[tuple[int, int]]]]] = {}
 
 def _rules(kb: KB) -> tuple[list[list[int]], list[tuple[int, int]]]:
     """The KB's rules by first predicate (``by_first[r1]``: ``r2, r`` of each rule ``r1 . r2 -> r``,
-    flat) and its predicates with their inverses ``(p, q)``, from
-    :meth:`~clutrr.core.kb.KB.rule_arrays`, kept per KB."""
+    flat, in the order of ``sorted(kb.rules)``) and its predicates with their inverses ``(p, q)``,
+    kept per KB."""
     hit = _RULES.get(id(kb))
     if hit is None:  # the entry keeps kb alive, so its id is never reused by another KB
-        first, second, head, has_inverse, inverse = (a.tolist() for a in kb.rule_arrays())
         by_first: list[list[int]] = [[] for _ in kb.predicates]
-        for r1, r2, r in zip(first, second, head):
+        for (r1, r2), r in sorted(kb.rules.items()):
             by_first[r1] += [r2, r]
-        hit = _RULES[id(kb)] = (kb, by_first, list(zip(has_inverse, inverse)))
+        inverses = [(p.index, p.inverse) for p in kb.predicates if p.inverse >= 0]
+        hit = _RULES[id(kb)] = (kb, by_first, inverses)
     return hit[1], hit[2]

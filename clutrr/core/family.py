@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from clutrr.core.draws import below
 from clutrr.core.genealogy import bit_masks, bit_rows, relation_rows, transpose_rows
 from clutrr.core.kb import KB
 from clutrr.core.native import mypyc_attr
+
+if TYPE_CHECKING:
+    import numpy as np
 
 MAX_EXPECTED_PEOPLE = 10_000  # the default settings give 26 (58 for long chains); --generations 8 gives about 1,000
 DENSE_MAX_PEOPLE = 600  # up to this expected size a family's relation tables are built whole (clutrr.core.large_family)
@@ -114,6 +116,8 @@ class Family:
     @property
     def gender(self) -> np.ndarray:
         """The people's genders as an array (0 male, 1 female)."""
+        import numpy as np
+
         return np.array(self.genders, dtype=np.int8)
 
     def relation(self, x: int, y: int) -> int:

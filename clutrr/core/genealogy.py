@@ -9,11 +9,12 @@ definition of a predicate that shares a primitive's name, that name is the primi
 from __future__ import annotations
 
 import re
-from typing import Final
-
-import numpy as np
+from typing import TYPE_CHECKING, Final
 
 from clutrr.core.kb import KB, KBError
+
+if TYPE_CHECKING:
+    import numpy as np
 
 _TOKEN = re.compile(r"\s*(?:([A-Za-z_][\w-]*)|(.))")
 
@@ -142,6 +143,8 @@ class _Program:
     def run(self, parent: np.ndarray, spouse: np.ndarray, gender: np.ndarray | None = None) -> np.ndarray:
         """Every predicate's matrix, stacked in KB order, from the primitive matrices
         (``gender[i]``: 0 male, 1 female; needed only by definitions that use male or female)."""
+        import numpy as np
+
         n = parent.shape[0]
         eye = np.eye(n, dtype=bool)
         others = ~eye
@@ -267,6 +270,8 @@ def compose(first: np.ndarray, then: np.ndarray, first_float: np.ndarray | None 
     Float products are exact here (counts stay below 2**24); rows go in blocks small
     enough for BLAS to stay on one thread. The float32 copies of the operands may be given.
     """
+    import numpy as np
+
     a = first.astype(np.float32) if first_float is None else first_float
     b = then.astype(np.float32) if then_float is None else then_float
     n, inner = a.shape
@@ -302,6 +307,8 @@ def relation_masks(kb: KB, parent: np.ndarray, spouse: np.ndarray, gender: np.nd
     (0 male, 1 female) is needed when a definition uses ``male`` or ``female``.
     The diagonal is always false: nobody is their own relative.
     """
+    import numpy as np
+
     return _program(kb).run(np.asarray(parent, dtype=bool), np.asarray(spouse, dtype=bool), gender)
 
 
@@ -313,6 +320,8 @@ def relation_rows(kb: KB, father: list[int], mother: list[int], spouse: list[int
 
 def bit_masks(rows: list[list[int]], n: int) -> np.ndarray:
     """The boolean array ``[i, x, y]`` of bit rows over ``n`` people (the inverse of :func:`bit_rows`)."""
+    import numpy as np
+
     width = (n + 7) // 8
     data = b"".join([row.to_bytes(width, "little") for table in rows for row in table])
     packed = np.frombuffer(data, dtype=np.uint8).reshape(len(rows), n, width)
@@ -321,6 +330,8 @@ def bit_masks(rows: list[list[int]], n: int) -> np.ndarray:
 
 def bit_rows(masks: np.ndarray) -> list[list[int]]:
     """``out[i][x]``: row x of matrix ``masks[i]`` as an int bitset (bit y set when ``masks[i, x, y]``)."""
+    import numpy as np
+
     count, n = masks.shape[:2]
     packed = np.packbits(masks, axis=2, bitorder="little")
     words = max(1, (packed.shape[2] + 7) // 8)
