@@ -12,6 +12,7 @@ import random
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from clutrr.core.converse import converse_predicates, married_both_ways
 from clutrr.core.draws import below
 from clutrr.core.genealogy import bit_masks, bit_rows, relation_rows, transpose_rows
 from clutrr.core.kb import KB
@@ -95,6 +96,7 @@ class Family:
         self.single = _single(self.rows, n)  # single[x]: the people who are exactly one relation of x
         self.cache: dict = {}  # per-family work shared by the stories of a block
         self._masks = masks
+        self._derived = masks is None  # the relations were worked out here, from the definitions
         self._cols: list[list[int]] | None = None
 
     def __reduce__(self) -> tuple:
@@ -139,10 +141,18 @@ class Family:
         return self.cols()[pred][y]
 
     def cols(self) -> list[list[int]]:
-        """``cols()[p][y]``: the people x with "y is x's p", as int bitsets (built on first use)."""
+        """``cols()[p][y]``: the people x with "y is x's p", as int bitsets (built on first use).
+
+        When the relations were worked out here and marriages go both ways, a predicate whose
+        definition makes it another's converse (:func:`~clutrr.core.converse.converse_predicates`)
+        has that one's rows as its columns (the same lists); the others are transposed."""
         if self._cols is None:
             n = len(self.genders)
-            self._cols = [transpose_rows(rows, n) for rows in self.rows]
+            rows = self.rows
+            converse = converse_predicates(self.kb) if self._derived and married_both_ways(self.spouse) \
+                else [-1] * len(rows)
+            self._cols = [rows[converse[p]] if converse[p] >= 0 else transpose_rows(rows[p], n)
+                          for p in range(len(rows))]
         return self._cols
 
     def holds(self, x: int, pred: int, y: int) -> bool:

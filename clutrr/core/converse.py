@@ -1,0 +1,97 @@
+"""Which of a KB's predicates are converses of each other by their definitions alone.
+
+The converse of a defined relation (its columns: x is y's ``~r`` when y is x's r) is worked out
+from the definition steps (:func:`~clutrr.core.genealogy.definition_steps`) by the algebra of
+relations: ``~(a . b) = ~b . ~a``, ``~(a | b) = ~a | ~b``, ``~(a - b) = ~a - ~b``, ``~~a = a``,
+the converse of "a, but not oneself" is "``~a``, but not oneself" (which, twice, is once), and ``self``, ``male``,
+``female`` (diagonals) and ``spouse`` (when every marriage is recorded on both sides) are their
+own converses. Composition is associative, and union associative, commutative and idempotent,
+so two expressions equal in the normal form below are the same relation in every family.
+"""
+from __future__ import annotations
+
+from typing import Final
+
+from clutrr.core.genealogy import definition_steps
+from clutrr.core.kb import KB
+
+SYMMETRIC_BASE = ("spouse", "self", "male", "female")
+
+
+class _Forms:
+    """Expressions in normal form, each interned as an int: compositions flattened, unions
+    flattened, sorted and without repeats, converses pushed down to the parent relation."""
+
+    def __init__(self, base: tuple[str, ...], steps: list[tuple[str, int, int]]) -> None:
+        self.base, self.steps = base, steps
+        self.ids: dict[tuple, int] = {}
+        self.nodes: list[tuple] = []
+        self.memo: dict[tuple[int, bool], int] = {}
+
+    def _intern(self, node: tuple) -> int:
+        hit = self.ids.get(node)
+        if hit is None:
+            hit = self.ids[node] = len(self.nodes)
+            self.nodes.append(node)
+        return hit
+
+    def _members(self, op: str, form: int) -> tuple:
+        node = self.nodes[form]
+        return node[1:] if node[0] == op else (form,)
+
+    def of(self, slot: int, converse: bool) -> int:
+        """The normal form of slot ``slot`` (its converse when ``converse``)."""
+        key = (slot, converse)
+        hit = self.memo.get(key)
+        if hit is None:
+            hit = self.memo[key] = self._form(slot, converse)
+        return hit
+
+    def _form(self, slot: int, converse: bool) -> int:
+        if slot < len(self.base):
+            name = self.base[slot]
+            return self._intern(("base", name, converse and name not in SYMMETRIC_BASE))
+        op, a, b = self.steps[slot - len(self.base)]
+        if op == "~":
+            return self.of(a, not converse)
+        if op == "noself":
+            inner = self.of(a, converse)
+            return inner if self.nodes[inner][0] == "noself" else self._intern(("noself", inner))
+        first, second = self.of(a, converse), self.of(b, converse)
+        if op == ".":
+            if converse:
+                first, second = second, first
+            return self._intern((".", *self._members(".", first), *self._members(".", second)))
+        if op == "|":
+            members = sorted({*self._members("|", first), *self._members("|", second)})
+            return members[0] if len(members) == 1 else self._intern(("|", *members))
+        return self._intern(("-", first, second))
+
+
+_CONVERSES: Final[dict[int, tuple[KB, list[int]]]] = {}
+
+
+def converse_predicates(kb: KB) -> list[int]:
+    """Per predicate p, the first predicate q whose relation is p's converse by the definitions
+    (y is x's p exactly when x is y's q, in every family whose marriages are recorded on both
+    sides), or -1 when the definitions show none (worked out once per KB)."""
+    hit = _CONVERSES.get(id(kb))
+    if hit is None:  # the entry keeps kb alive, so its id is never reused by another KB
+        hit = _CONVERSES[id(kb)] = (kb, _converses(kb))
+    return hit[1]
+
+
+def _converses(kb: KB) -> list[int]:
+    base, steps, outputs = definition_steps(kb)
+    forms = _Forms(base, steps)
+    ahead = [forms.of(slot, False) for slot in outputs]
+    out = []
+    for slot in outputs:
+        back = forms.of(slot, True)
+        out.append(ahead.index(back) if back in ahead else -1)
+    return out
+
+
+def married_both_ways(spouse: list[int]) -> bool:
+    """Whether every recorded marriage is recorded on both sides (``spouse[spouse[x]] == x``)."""
+    return all(s < 0 or spouse[s] == x for x, s in enumerate(spouse))

@@ -1,0 +1,76 @@
+"""A family's relations by the row plan, and its columns shared with converse predicates, equal
+their definitions: the boolean-matrix program and the transposed rows, on random families of
+the built-in KB and every kinship system."""
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from clutrr.core.converse import converse_predicates, married_both_ways
+from clutrr.core.family import Family, FamilyConfig, sample_genealogy
+from clutrr.core.genealogy import _NOSELF, _program, bit_rows, relation_masks, transpose_rows
+from clutrr.core.kb import load_kb
+from clutrr.kinship.derive import kinship_kb
+from clutrr.kinship.terminology import builtin_terminologies
+
+CONFIGS = [FamilyConfig(), FamilyConfig(generations=4, p_marry=0.5), FamilyConfig(p_female=1.0, p_marry=0.9),
+           FamilyConfig(min_children=0, max_children=2, p_inlaw_family=1.0)]
+
+
+def _matrices(genders: list[int], father: list[int], mother: list[int], spouse: list[int]):
+    n = len(genders)
+    parent, married = np.zeros((n, n), dtype=bool), np.zeros((n, n), dtype=bool)
+    for x in range(n):
+        if father[x] >= 0:
+            parent[x, [father[x], mother[x]]] = True
+        if spouse[x] >= 0:
+            married[x, spouse[x]] = True
+    return parent, married
+
+
+@pytest.mark.parametrize("name", ["kinship", "kinship-blood", *builtin_terminologies()])
+def test_rows_and_columns_equal_the_definitions(name):
+    kb = load_kb(name) if name.startswith("kinship") else kinship_kb(name)
+    rng = random.Random(name)
+    for i in range(12):
+        genealogy = sample_genealogy(CONFIGS[i % len(CONFIGS)], rng)
+        family = Family(*genealogy, kb)
+        n = family.size
+        expected = relation_masks(kb, *_matrices(*genealogy), np.array(genealogy[0]))
+        assert family.rows == bit_rows(expected)
+        assert family.cols() == [transpose_rows(rows, n) for rows in family.rows]
+
+
+def test_the_default_kb_s_columns_are_its_converses_rows():
+    """What the sharing saves on the default KB: every predicate's columns are rows already made."""
+    kb = load_kb("kinship")
+    assert converse_predicates(kb) == [p.inverse for p in kb.predicates]
+    family = Family(*sample_genealogy(FamilyConfig(), random.Random(2)), kb)
+    assert all(any(col is rows for rows in family.rows) for col in family.cols())
+
+
+def test_one_sided_marriages_and_given_relations_are_transposed():
+    """Spouse is its own converse only when marriages go both ways; relations given as masks
+    (windows, tests) are transposed whatever they hold."""
+    kb = load_kb("kinship")
+    genders, father, mother, spouse = sample_genealogy(FamilyConfig(p_marry=1.0), random.Random(4))
+    lone = spouse.index(next(s for s in spouse if s >= 0))
+    spouse = list(spouse)
+    spouse[spouse[lone]] = -1  # lone's marriage recorded on lone's side only
+    assert not married_both_ways(spouse) and married_both_ways([1, 0, -1])
+    family = Family(genders, father, mother, spouse, kb)
+    assert family.rows == bit_rows(relation_masks(kb, *_matrices(genders, father, mother, spouse), np.array(genders)))
+    assert family.cols() == [transpose_rows(rows, family.size) for rows in family.rows]
+    flipped = family.masks.copy()
+    flipped[0, 0, 1] = not flipped[0, 0, 1]
+    given = Family(genders, father, mother, spouse, kb, flipped)
+    assert given.cols() == bit_rows(flipped.transpose(0, 2, 1))
+
+
+def test_the_row_plan_skips_copies_and_fuses_noself():
+    """The default KB's steps: every ``noself`` is a plain copy of nothing (same rows, in place, or
+    done by the step before it)."""
+    plan = _program(load_kb("kinship")).plan
+    assert not [step for step in plan if step[0] == _NOSELF]
