@@ -8,9 +8,8 @@ import random
 import numpy as np
 import pytest
 
-from clutrr.core.converse import converse_predicates, married_both_ways
-from clutrr.core.family import Family, FamilyConfig, sample_genealogy
-from clutrr.core.genealogy import _NOSELF, _program, bit_rows, relation_masks, transpose_rows
+from clutrr.core.family import Family, FamilyConfig, married_both_ways, sample_genealogy
+from clutrr.core.genealogy import _NOSELF, _program, bit_rows, converse_predicates, relation_masks, transpose_rows
 from clutrr.core.kb import load_kb
 from clutrr.kinship.derive import kinship_kb
 from clutrr.kinship.terminology import builtin_terminologies

@@ -1,7 +1,8 @@
 """Which of a KB's predicates are converses of each other by their definitions alone.
 
 The converse of a defined relation (its columns: x is y's ``~r`` when y is x's r) is worked out
-from the definition steps (:func:`~clutrr.core.genealogy.definition_steps`) by the algebra of
+from the definition steps (:func:`~clutrr.core.genealogy.definition_steps`, as
+:func:`~clutrr.core.genealogy.converse_predicates` gives them) by the algebra of
 relations: ``~(a . b) = ~b . ~a``, ``~(a | b) = ~a | ~b``, ``~(a - b) = ~a - ~b``, ``~~a = a``,
 the converse of "a, but not oneself" is "``~a``, but not oneself" (which, twice, is once), and ``self``, ``male``,
 ``female`` (diagonals) and ``spouse`` (when every marriage is recorded on both sides) are their
@@ -9,11 +10,6 @@ own converses. Composition is associative, and union associative, commutative an
 so two expressions equal in the normal form below are the same relation in every family.
 """
 from __future__ import annotations
-
-from typing import Final
-
-from clutrr.core.genealogy import definition_steps
-from clutrr.core.kb import KB
 
 SYMMETRIC_BASE = ("spouse", "self", "male", "female")
 
@@ -68,21 +64,10 @@ class _Forms:
         return self._intern(("-", first, second))
 
 
-_CONVERSES: Final[dict[int, tuple[KB, list[int]]]] = {}
-
-
-def converse_predicates(kb: KB) -> list[int]:
-    """Per predicate p, the first predicate q whose relation is p's converse by the definitions
-    (y is x's p exactly when x is y's q, in every family whose marriages are recorded on both
-    sides), or -1 when the definitions show none (worked out once per KB)."""
-    hit = _CONVERSES.get(id(kb))
-    if hit is None:  # the entry keeps kb alive, so its id is never reused by another KB
-        hit = _CONVERSES[id(kb)] = (kb, _converses(kb))
-    return hit[1]
-
-
-def _converses(kb: KB) -> list[int]:
-    base, steps, outputs = definition_steps(kb)
+def converse_outputs(base: tuple[str, ...], steps: list[tuple[str, int, int]], outputs: list[int]) -> list[int]:
+    """Per output slot of definition steps (``base`` names the first slots), the first output whose
+    relation is that one's converse by the algebra above (y is x's p exactly when x is y's q, in
+    every family whose marriages are recorded on both sides), or -1 when it shows none."""
     forms = _Forms(base, steps)
     ahead = [forms.of(slot, False) for slot in outputs]
     out = []
@@ -90,8 +75,3 @@ def _converses(kb: KB) -> list[int]:
         back = forms.of(slot, True)
         out.append(ahead.index(back) if back in ahead else -1)
     return out
-
-
-def married_both_ways(spouse: list[int]) -> bool:
-    """Whether every recorded marriage is recorded on both sides (``spouse[spouse[x]] == x``)."""
-    return all(s < 0 or spouse[s] == x for x, s in enumerate(spouse))

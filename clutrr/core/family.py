@@ -12,9 +12,8 @@ import random
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from clutrr.core.converse import converse_predicates, married_both_ways
 from clutrr.core.draws import below
-from clutrr.core.genealogy import bit_masks, bit_rows, relation_rows, transpose_rows
+from clutrr.core.genealogy import bit_masks, bit_rows, converse_predicates, relation_rows, transpose_rows
 from clutrr.core.kb import KB
 from clutrr.core.native import mypyc_attr
 
@@ -144,7 +143,7 @@ class Family:
         """``cols()[p][y]``: the people x with "y is x's p", as int bitsets (built on first use).
 
         When the relations were worked out here and marriages go both ways, a predicate whose
-        definition makes it another's converse (:func:`~clutrr.core.converse.converse_predicates`)
+        definition makes it another's converse (:func:`~clutrr.core.genealogy.converse_predicates`)
         has that one's rows as its columns (the same lists); the others are transposed."""
         if self._cols is None:
             n = len(self.genders)
@@ -158,6 +157,15 @@ class Family:
     def holds(self, x: int, pred: int, y: int) -> bool:
         """Whether y is x's ``pred``."""
         return bool(self.rows[pred][x] >> y & 1)
+
+
+def married_both_ways(spouse: list[int]) -> bool:
+    """Whether every recorded marriage is recorded on both sides (``spouse[spouse[x]] == x``)."""
+    for x in range(len(spouse)):
+        s = spouse[x]
+        if s >= 0 and spouse[s] != x:
+            return False
+    return True
 
 
 def _single(rows: list[list[int]], n: int) -> list[int]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Final
 
+from clutrr.core.converse import converse_outputs
 from clutrr.core.kb import KB, KBError
 
 if TYPE_CHECKING:
@@ -107,6 +108,7 @@ class _Program:
         used = {a for _, a, _ in self.steps} | {b for _, _, b in self.steps} | set(self.outputs)
         self.sexed = bool(used & {_BASE.index("male"), _BASE.index("female")})
         self.plan: list[tuple[int, int, int, int]] = row_plan(self.steps, self.outputs)
+        self.converse = converse_outputs(_BASE, self.steps, self.outputs)
         self.plan_reads_sexes = any(a in (2, 3, 4) and op != _KEEP_ROWS or b in (2, 3, 4) and op != _KEEP_COLS
                                     for op, a, b, _ in self.plan)
 
@@ -255,8 +257,16 @@ def _diagonals(n: int, female: int) -> list[list[int]]:
     return [me, men, women]
 
 
-# the operations of a row plan (see row_plan)
-_KEEP_COLS, _KEEP_ROWS, _COMPOSE, _INVERSE, _UNION, _MINUS, _NOSELF, _NOSELF_IN_PLACE, _SAME = range(9)
+# the operations of a row plan (see row_plan); Final: compiled, each is a constant, not a global looked up
+_KEEP_COLS: Final = 0
+_KEEP_ROWS: Final = 1
+_COMPOSE: Final = 2
+_INVERSE: Final = 3
+_UNION: Final = 4
+_MINUS: Final = 5
+_NOSELF: Final = 6
+_NOSELF_IN_PLACE: Final = 7
+_SAME: Final = 8
 _OPS: Final = {"~": _INVERSE, "|": _UNION, "-": _MINUS, "noself": _NOSELF}
 
 
@@ -374,6 +384,13 @@ def definition_steps(kb: KB) -> tuple[tuple[str, ...], list[tuple[str, int, int]
     of predicate p."""
     program = _program(kb)
     return _BASE, program.steps, program.outputs
+
+
+def converse_predicates(kb: KB) -> list[int]:
+    """Per predicate p, the first predicate whose relation is p's converse by the KB's definitions
+    (:func:`~clutrr.core.converse.converse_outputs`: in every family whose marriages are recorded
+    on both sides), or -1."""
+    return _program(kb).converse
 
 
 def relation_masks(kb: KB, parent: np.ndarray, spouse: np.ndarray, gender: np.ndarray | None = None) -> np.ndarray:
