@@ -8,7 +8,7 @@ import random
 import numpy as np
 import pytest
 
-from clutrr.core.family import Family, FamilyConfig, married_both_ways, sample_genealogy
+from clutrr.core.family import TABLE_MAX_PEOPLE, Family, FamilyConfig, married_both_ways, sample_genealogy
 from clutrr.core.genealogy import _NOSELF, _program, bit_rows, converse_predicates, relation_masks, transpose_rows
 from clutrr.core.kb import load_kb
 from clutrr.kinship.derive import kinship_kb
@@ -73,3 +73,19 @@ def test_the_row_plan_skips_copies_and_fuses_noself():
     done by the step before it)."""
     plan = _program(load_kb("kinship")).plan
     assert not [step for step in plan if step[0] == _NOSELF]
+
+
+@pytest.mark.parametrize("generations", [3, 5])
+def test_relation_reads_the_one_relation_of_a_pair(generations):
+    """By its table (small families) or its rows (large ones), a pair's relation is the one
+    predicate holding between them, or -1 when none or several do."""
+    kb = load_kb("kinship")
+    config = FamilyConfig(generations=generations, min_children=2, max_children=4)
+    family = Family(*sample_genealogy(config, random.Random(generations)), kb)
+    assert (family.size <= TABLE_MAX_PEOPLE) == (generations == 3)
+    held = family.masks.sum(axis=0)
+    rng = random.Random(1)
+    for _ in range(3000):
+        x, y = rng.randrange(family.size), rng.randrange(family.size)
+        expected = int(family.masks[:, x, y].argmax()) if held[x, y] == 1 else -1
+        assert family.relation(x, y) == expected
