@@ -8,8 +8,11 @@ import random
 import numpy as np
 import pytest
 
+from clutrr.core.closed_among import rows_closed
+from clutrr.core.converse import implied_rules
 from clutrr.core.family import TABLE_MAX_PEOPLE, Family, FamilyConfig, married_both_ways, sample_genealogy
-from clutrr.core.genealogy import _NOSELF, _program, bit_rows, converse_predicates, relation_masks, transpose_rows
+from clutrr.core.genealogy import (_NOSELF, _program, bit_rows, compose, converse_predicates, definition_steps,
+                                   relation_masks, transpose_rows)
 from clutrr.core.kb import load_kb
 from clutrr.kinship.derive import kinship_kb
 from clutrr.kinship.terminology import builtin_terminologies
@@ -52,7 +55,7 @@ def test_the_default_kb_s_columns_are_its_converses_rows():
 
 def test_one_sided_marriages_and_given_relations_are_transposed():
     """Spouse is its own converse only when marriages go both ways; relations given as masks
-    (windows, tests) are transposed whatever they hold."""
+    (windows, tests) are transposed whatever they hold (and checked against every rule)."""
     kb = load_kb("kinship")
     genders, father, mother, spouse = sample_genealogy(FamilyConfig(p_marry=1.0), random.Random(4))
     lone = spouse.index(next(s for s in spouse if s >= 0))
@@ -60,11 +63,13 @@ def test_one_sided_marriages_and_given_relations_are_transposed():
     spouse[spouse[lone]] = -1  # lone's marriage recorded on lone's side only
     assert not married_both_ways(spouse) and married_both_ways([1, 0, -1])
     family = Family(genders, father, mother, spouse, kb)
+    assert not family.defined
     assert family.rows == bit_rows(relation_masks(kb, *_matrices(genders, father, mother, spouse), np.array(genders)))
     assert family.cols() == [transpose_rows(rows, family.size) for rows in family.rows]
     flipped = family.masks.copy()
     flipped[0, 0, 1] = not flipped[0, 0, 1]
     given = Family(genders, father, mother, spouse, kb, flipped)
+    assert not given.defined
     assert given.cols() == bit_rows(flipped.transpose(0, 2, 1))
 
 
@@ -89,3 +94,26 @@ def test_relation_reads_the_one_relation_of_a_pair(generations):
         x, y = rng.randrange(family.size), rng.randrange(family.size)
         expected = int(family.masks[:, x, y].argmax()) if held[x, y] == 1 else -1
         assert family.relation(x, y) == expected
+
+
+@pytest.mark.parametrize("name", ["kinship", *builtin_terminologies()])
+def test_rules_the_definitions_imply_hold_in_every_sampled_family(name):
+    """Each rule ``implied_rules`` marks holds (checked by matrix products on families of every
+    shape), and a family's closure check gives the same answer with them left out."""
+    kb = load_kb(name) if name == "kinship" else kinship_kb(name)
+    rules = [(a, b, c) for (a, b), c in sorted(kb.rules.items())]
+    implied = implied_rules(*definition_steps(kb), rules)
+    rng = random.Random(name)
+    for i in range(8):
+        family = Family(*sample_genealogy(CONFIGS[i % len(CONFIGS)], rng), kb)
+        masks, n = family.masks, family.size
+        for (a, b, c), known in zip(rules, implied):
+            if known:
+                derived = compose(masks[a], masks[b]) & ~np.eye(n, dtype=bool)
+                assert not (derived & ~masks[c]).any(), (name, a, b, c)
+        everyone = list(range(n))
+        assert family.defined
+        assert rows_closed(kb, family.rows, family.cols(), everyone, True) == \
+            rows_closed(kb, family.rows, family.cols(), everyone)
+    if name == "kinship":
+        assert sum(implied) == 9  # child . child -> grandchild, parent . parent -> grandparent, ...

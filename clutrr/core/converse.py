@@ -1,4 +1,5 @@
-"""Which of a KB's predicates are converses of each other by their definitions alone.
+"""Which of a KB's predicates are converses of each other, and which of its rules hold, by their
+definitions alone.
 
 The converse of a defined relation (its columns: x is y's ``~r`` when y is x's r) is worked out
 from the definition steps (:func:`~clutrr.core.genealogy.definition_steps`, as
@@ -8,6 +9,10 @@ the converse of "a, but not oneself" is "``~a``, but not oneself" (which, twice,
 ``female`` (diagonals) and ``spouse`` (when every marriage is recorded on both sides) are their
 own converses. Composition is associative, and union associative, commutative and idempotent,
 so two expressions equal in the normal form below are the same relation in every family.
+
+A rule ``r1 . r2 -> r`` holds in every family when "r1's r2, but not oneself" is within r's
+definition: by monotony (``a`` within ``a | b``; a composition within one whose factors hold
+theirs; "not oneself" of something within "not oneself" of more).
 """
 from __future__ import annotations
 
@@ -34,6 +39,26 @@ class _Forms:
     def _members(self, op: str, form: int) -> tuple:
         node = self.nodes[form]
         return node[1:] if node[0] == op else (form,)
+
+    def within(self, small: int, large: int) -> bool:
+        """Whether form ``small`` is within form ``large`` in every family, by monotony."""
+        if small == large:
+            return True
+        inner, outer = self.nodes[small], self.nodes[large]
+        if inner[0] == "|":
+            return all(self.within(m, large) for m in inner[1:])
+        if outer[0] == "|":
+            return any(self.within(small, m) for m in outer[1:])
+        if inner[0] == "noself":
+            return self.within(inner[1], outer[1] if outer[0] == "noself" else large)
+        if inner[0] == "." and outer[0] == "." and len(inner) == len(outer):
+            return all(self.within(a, b) for a, b in zip(inner[1:], outer[1:]))
+        return False
+
+    def composed(self, first: int, then: int) -> int:
+        """The form of "``first``'s ``then``, but not oneself"."""
+        product = self._intern((".", *self._members(".", first), *self._members(".", then)))
+        return self._intern(("noself", product))
 
     def of(self, slot: int, converse: bool) -> int:
         """The normal form of slot ``slot`` (its converse when ``converse``)."""
@@ -75,3 +100,12 @@ def converse_outputs(base: tuple[str, ...], steps: list[tuple[str, int, int]], o
         back = forms.of(slot, True)
         out.append(ahead.index(back) if back in ahead else -1)
     return out
+
+
+def implied_rules(base: tuple[str, ...], steps: list[tuple[str, int, int]], outputs: list[int],
+                  rules: list[tuple[int, int, int]]) -> list[bool]:
+    """Per rule ``(r1, r2, r)`` over the predicates of ``outputs``, whether the definitions make it
+    hold in every family whose marriages are recorded on both sides (see the module docstring)."""
+    forms = _Forms(base, steps)
+    ahead = [forms.of(slot, False) for slot in outputs]
+    return [forms.within(forms.composed(ahead[r1], ahead[r2]), ahead[r]) for r1, r2, r in rules]

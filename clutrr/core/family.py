@@ -96,7 +96,9 @@ class Family:
         self.single = _single(self.rows, n)  # single[x]: the people who are exactly one relation of x
         self.cache: dict = {}  # per-family work shared by the stories of a block
         self._masks = masks
-        self._derived = masks is None  # the relations were worked out here, from the definitions
+        # the relations are the definitions' over parents and marriages recorded on both sides: what
+        # the definitions imply holds in them (clutrr.core.converse)
+        self.defined = masks is None and married_both_ways(spouse)
         self._cols: list[list[int]] | None = None
         self._which: list[list[int] | None] = [None] * n if n <= TABLE_MAX_PEOPLE else []  # see relation
 
@@ -152,8 +154,7 @@ class Family:
         if self._cols is None:
             n = len(self.genders)
             rows = self.rows
-            converse = converse_predicates(self.kb) if self._derived and married_both_ways(self.spouse) \
-                else [-1] * len(rows)
+            converse = converse_predicates(self.kb) if self.defined else [-1] * len(rows)
             self._cols = [rows[converse[p]] if converse[p] >= 0 else transpose_rows(rows[p], n)
                           for p in range(len(rows))]
         return self._cols
