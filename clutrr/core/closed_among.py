@@ -51,6 +51,8 @@ def rows_closed(kb: KB, rows: list[list[int]], cols: list[list[int]], people: li
                     return False
     for p, q in inverses:
         rows_p, cols_q = rows[p], cols[q]
+        if cols_q is rows_p:  # q's columns are p's rows (Family.cols shares converses' lists)
+            continue
         for i in people:
             if rows_p[i] & among & ~cols_q[i]:  # j is i's p, but i is not j's q
                 return False
