@@ -22,13 +22,13 @@ CONFIGS = [FamilyConfig(), FamilyConfig(generations=4, p_marry=0.5), FamilyConfi
 
 
 def _matrices(genders: list[int], father: list[int], mother: list[int], spouse: list[int]):
+    """The parent and spouse matrices of a genealogy (``parent[x, y]``: y is a parent of x)."""
     n = len(genders)
     parent, married = np.zeros((n, n), dtype=bool), np.zeros((n, n), dtype=bool)
-    for x in range(n):
-        if father[x] >= 0:
-            parent[x, [father[x], mother[x]]] = True
-        if spouse[x] >= 0:
-            married[x, spouse[x]] = True
+    dads, mums, partners = np.array(father, dtype=int), np.array(mother, dtype=int), np.array(spouse, dtype=int)
+    born, wed = np.flatnonzero(dads >= 0), np.flatnonzero(partners >= 0)
+    parent[born, dads[born]] = parent[born, mums[born]] = True
+    married[wed, partners[wed]] = True
     return parent, married
 
 
