@@ -330,22 +330,9 @@ def compose_rows(first: list[int], then: list[int], clear: int = 0) -> list[int]
     return out
 
 
-SHORT_BITS: Final = 62  # compiled, an int below 2**62 is a machine word (no object until stored in a list)
-
-
 def transpose_rows(rows: list[int], n: int) -> list[int]:
-    """The inverse relation of bit rows over ``n`` people: bit x of ``out[y]`` when bit y of ``rows[x]``.
-
-    Up to SHORT_BITS people a column is gathered in a machine word and stored once (n * n
-    word operations); beyond, each set bit updates its column's int in the list."""
+    """The inverse relation of bit rows over ``n`` people: bit x of ``out[y]`` when bit y of ``rows[x]``."""
     out = [0] * n
-    if n <= SHORT_BITS and len(rows) <= SHORT_BITS:
-        for y in range(n):
-            col = 0
-            for x in range(len(rows)):
-                col |= (rows[x] >> y & 1) << x
-            out[y] = col
-        return out
     for x in range(len(rows)):
         row = rows[x]
         bit = 1 << x
