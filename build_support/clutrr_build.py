@@ -40,6 +40,7 @@ HOT = (
     "clutrr/core/memory.py",
     "clutrr/pipeline/tasks.py",
     "clutrr/core/closed_among.py",
+    "clutrr/core/large_family.py",
 )
 _KIND = "CLUTRR_BUILD_KIND"  # "wheel" while this backend builds a wheel (setup.py reads it)
 _BASE = "CLUTRR_BUILD_BASE"  # a wheel build's own temporary build folder (never ./build: no stale files)

@@ -10,11 +10,14 @@ facts among them (the least closed set containing them) lies inside those relati
 """
 from __future__ import annotations
 
-import numpy as np
+from typing import TYPE_CHECKING
 
 from clutrr.core.closed_among import rows_closed
 from clutrr.core.genealogy import bit_rows
 from clutrr.core.kb import KB
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 def chain_entailment(kb: KB, preds: list[int]) -> int:

@@ -10,16 +10,19 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from clutrr.core.draws import below
-from clutrr.core.genealogy import bit_masks, bit_rows, relation_rows, transpose_rows
+from clutrr.core.genealogy import bit_masks, bit_rows, converse_predicates, relation_rows, transpose_rows
 from clutrr.core.kb import KB
 from clutrr.core.native import mypyc_attr
 
+if TYPE_CHECKING:
+    import numpy as np
+
 MAX_EXPECTED_PEOPLE = 10_000  # the default settings give 26 (58 for long chains); --generations 8 gives about 1,000
 DENSE_MAX_PEOPLE = 600  # up to this expected size a family's relation tables are built whole (clutrr.core.large_family)
+TABLE_MAX_PEOPLE = 128  # up to this size Family.relation reads a table (n ints per person asked about)
 
 
 @mypyc_attr(native_class=False)
@@ -93,7 +96,11 @@ class Family:
         self.single = _single(self.rows, n)  # single[x]: the people who are exactly one relation of x
         self.cache: dict = {}  # per-family work shared by the stories of a block
         self._masks = masks
+        # the relations are the definitions' over parents and marriages recorded on both sides: what
+        # the definitions imply holds in them (clutrr.core.converse)
+        self.defined = masks is None and married_both_ways(spouse)
         self._cols: list[list[int]] | None = None
+        self._which: list[list[int] | None] = [None] * n if n <= TABLE_MAX_PEOPLE else []  # see relation
 
     def __reduce__(self) -> tuple:
         """Pickled as its people and relations (the rest is rebuilt on first use)."""
@@ -114,17 +121,21 @@ class Family:
     @property
     def gender(self) -> np.ndarray:
         """The people's genders as an array (0 male, 1 female)."""
+        import numpy as np
+
         return np.array(self.genders, dtype=np.int8)
 
     def relation(self, x: int, y: int) -> int:
-        """The predicate index of y to x when exactly one holds, else -1."""
-        if not self.single[x] >> y & 1:
-            return -1
-        rows = self.rows
-        for p in range(len(rows)):
-            if rows[p][x] >> y & 1:
-                return p
-        return -1
+        """The predicate index of y to x when exactly one holds, else -1 (read from x's row of
+        a table built on first use: stories ask many pairs of a family; a family of more than
+        TABLE_MAX_PEOPLE looks it up in its rows instead)."""
+        which = self._which
+        if not which:
+            return _relation_in_rows(self.rows, self.single[x], x, y)
+        row = which[x]
+        if row is None:
+            row = which[x] = _which_row(self.rows, self.single[x], x, len(self.genders))
+        return row[y]
 
     def row_bits(self, pred: int, x: int) -> int:
         """The people y with "y is x's pred", as an int bitset (bit y)."""
@@ -135,15 +146,54 @@ class Family:
         return self.cols()[pred][y]
 
     def cols(self) -> list[list[int]]:
-        """``cols()[p][y]``: the people x with "y is x's p", as int bitsets (built on first use)."""
+        """``cols()[p][y]``: the people x with "y is x's p", as int bitsets (built on first use).
+
+        When the relations were worked out here and marriages go both ways, a predicate whose
+        definition makes it another's converse (:func:`~clutrr.core.genealogy.converse_predicates`)
+        has that one's rows as its columns (the same lists); the others are transposed."""
         if self._cols is None:
             n = len(self.genders)
-            self._cols = [transpose_rows(rows, n) for rows in self.rows]
+            rows = self.rows
+            converse = converse_predicates(self.kb) if self.defined else [-1] * len(rows)
+            self._cols = [rows[converse[p]] if converse[p] >= 0 else transpose_rows(rows[p], n)
+                          for p in range(len(rows))]
         return self._cols
 
     def holds(self, x: int, pred: int, y: int) -> bool:
         """Whether y is x's ``pred``."""
         return bool(self.rows[pred][x] >> y & 1)
+
+
+def _which_row(rows: list[list[int]], single: int, x: int, n: int) -> list[int]:
+    """Per person y, the predicate p with "y is x's p" when exactly one holds (``single``: those y),
+    else -1."""
+    out = [-1] * n
+    for p in range(len(rows)):
+        left = rows[p][x] & single
+        while left:
+            low = left & -left
+            out[low.bit_length() - 1] = p
+            left ^= low
+    return out
+
+
+def _relation_in_rows(rows: list[list[int]], single: int, x: int, y: int) -> int:
+    """The predicate p with "y is x's p" when exactly one holds (``single``: those y), else -1."""
+    if not single >> y & 1:
+        return -1
+    for p in range(len(rows)):
+        if rows[p][x] >> y & 1:
+            return p
+    return -1
+
+
+def married_both_ways(spouse: list[int]) -> bool:
+    """Whether every recorded marriage is recorded on both sides (``spouse[spouse[x]] == x``)."""
+    for x in range(len(spouse)):
+        s = spouse[x]
+        if s >= 0 and spouse[s] != x:
+            return False
+    return True
 
 
 def _single(rows: list[list[int]], n: int) -> list[int]:

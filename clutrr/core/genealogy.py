@@ -9,11 +9,13 @@ definition of a predicate that shares a primitive's name, that name is the primi
 from __future__ import annotations
 
 import re
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
-import numpy as np
-
+from clutrr.core.converse import converse_outputs
 from clutrr.core.kb import KB, KBError
+
+if TYPE_CHECKING:
+    import numpy as np
 
 _TOKEN = re.compile(r"\s*(?:([A-Za-z_][\w-]*)|(.))")
 
@@ -105,6 +107,10 @@ class _Program:
         self.outputs = [self._predicate(p.name) for p in kb.predicates]
         used = {a for _, a, _ in self.steps} | {b for _, _, b in self.steps} | set(self.outputs)
         self.sexed = bool(used & {_BASE.index("male"), _BASE.index("female")})
+        self.plan: list[tuple[int, int, int, int]] = row_plan(self.steps, self.outputs)
+        self.converse = converse_outputs(_BASE, self.steps, self.outputs)
+        self.plan_reads_sexes = any(a in (2, 3, 4) and op != _KEEP_ROWS or b in (2, 3, 4) and op != _KEEP_COLS
+                                    for op, a, b, _ in self.plan)
 
     def _emit(self, key: tuple, op: str, a: int, b: int = -1) -> int:
         slot = self._slot.get(key)
@@ -142,6 +148,8 @@ class _Program:
     def run(self, parent: np.ndarray, spouse: np.ndarray, gender: np.ndarray | None = None) -> np.ndarray:
         """Every predicate's matrix, stacked in KB order, from the primitive matrices
         (``gender[i]``: 0 male, 1 female; needed only by definitions that use male or female)."""
+        import numpy as np
+
         n = parent.shape[0]
         eye = np.eye(n, dtype=bool)
         others = ~eye
@@ -182,53 +190,134 @@ class _Program:
 
     def run_rows(self, father: list[int], mother: list[int], spouse: list[int], female: int) -> list[list[int]]:
         """:meth:`run` over int bitsets: ``out[p][x]`` has bit y when y is x's predicate p, from
-        each person's parents (both or neither: -1), spouse (-1: none) and the bitset of women."""
+        each person's parents (both or neither: -1), spouse (-1: none) and the bitset of women.
+        The steps run as :func:`row_plan` orders them (the same bits, fewer lists and ints)."""
         n = len(father)
         parent = [0] * n
         married = [0] * n
-        me = [0] * n
-        men = [0] * n
-        women = [0] * n
         for x in range(n):
-            bit = 1 << x
             if father[x] >= 0:
                 parent[x] = 1 << father[x] | 1 << mother[x]
             if spouse[x] >= 0:
                 married[x] = 1 << spouse[x]
-            me[x] = bit
-            if female & bit:
-                women[x] = bit
-            else:
-                men[x] = bit
+        slots = [parent, married]
+        if self.plan_reads_sexes:  # self, male and female read as rows (not as the filters below)
+            slots += _diagonals(n, female)
+        else:
+            slots += [[], [], []]
         sexes = (((1 << n) - 1) & ~female, female)  # the people of the male (slot 3) and female (4) slots
-        slots = [parent, married, me, men, women]
-        for op, a, b in self.steps:
+        for op, a, b, clear in self.plan:
             first = slots[a]
-            if op == "." and (b == 3 or b == 4):  # then a man (woman): keep the men (women)
+            if op == _SAME:  # nobody is their own relative already
+                slots.append(first)
+                continue
+            if op == _NOSELF_IN_PLACE:  # nothing else reads ``first``: its rows with a self bit are rewritten
+                for x in range(n):
+                    if first[x] >> x & 1:
+                        first[x] = first[x] ^ 1 << x
+                slots.append(first)
+                continue
+            if op == _KEEP_COLS:  # then a man (woman): keep the men (women)
                 keep = sexes[b - 3]
-                out = [row & keep for row in first]
-            elif op == "." and (a == 3 or a == 4):  # a man's (woman's) b
+                out = [first[x] & keep & ~(clear << x) for x in range(n)]
+            elif op == _KEEP_ROWS:  # a man's (woman's) b
                 keep, then = sexes[a - 3], slots[b]
-                out = [then[x] if keep >> x & 1 else 0 for x in range(n)]
-            elif op == ".":
-                out = compose_rows(first, slots[b])
-            elif op == "~":
+                out = [then[x] & ~(clear << x) if keep >> x & 1 else 0 for x in range(n)]
+            elif op == _COMPOSE:
+                out = compose_rows(first, slots[b], clear)
+            elif op == _INVERSE:
                 out = transpose_rows(first, n)
-            elif op == "|":
+                if clear:
+                    for x in range(n):
+                        if out[x] >> x & 1:
+                            out[x] = out[x] ^ 1 << x
+            elif op == _UNION:
                 other = slots[b]
-                out = [first[x] | other[x] for x in range(n)]
-            elif op == "-":
+                out = [(first[x] | other[x]) & ~(clear << x) for x in range(n)]
+            elif op == _MINUS:
                 other = slots[b]
-                out = [first[x] & ~other[x] for x in range(n)]
-            else:  # noself: nobody is their own relative
+                out = [first[x] & ~other[x] & ~(clear << x) for x in range(n)]
+            else:  # _NOSELF: nobody is their own relative
                 out = [first[x] & ~(1 << x) for x in range(n)]
             slots.append(out)
         return [slots[i] for i in self.outputs]
 
 
-def compose_rows(first: list[int], then: list[int]) -> list[int]:
+def _diagonals(n: int, female: int) -> list[list[int]]:
+    """The rows of ``self``, ``male`` and ``female`` over ``n`` people (bit x of row x: everyone, the men,
+    the women)."""
+    me, men, women = [0] * n, [0] * n, [0] * n
+    for x in range(n):
+        bit = 1 << x
+        me[x] = bit
+        if female & bit:
+            women[x] = bit
+        else:
+            men[x] = bit
+    return [me, men, women]
+
+
+# the operations of a row plan (see row_plan); Final: compiled, each is a constant, not a global looked up
+_KEEP_COLS: Final = 0
+_KEEP_ROWS: Final = 1
+_COMPOSE: Final = 2
+_INVERSE: Final = 3
+_UNION: Final = 4
+_MINUS: Final = 5
+_NOSELF: Final = 6
+_NOSELF_IN_PLACE: Final = 7
+_SAME: Final = 8
+_OPS: Final = {"~": _INVERSE, "|": _UNION, "-": _MINUS, "noself": _NOSELF}
+
+
+def row_plan(steps: list[tuple[str, int, int]], outputs: list[int]) -> list[tuple[int, int, int, int]]:
+    """The definition steps as run over bit rows: ``(op, a, b, clear)`` per step (the same slots).
+
+    ``a . male`` (``a . female``) keeps columns and ``male . b`` rows, without a product. A
+    ``noself`` whose operand has no self bit by construction (a ``noself``, or made of them by
+    inverse, ``|`` both, ``-`` or a sex filter) is the same rows (``_SAME``); one read by nothing
+    else is done by the step that makes the operand (its ``clear`` is 1: it drops the self bits as
+    it goes), or in place for a base slot; otherwise it copies.
+    """
+    base = len(_BASE)
+    readers = [0] * (base + len(steps))
+    for _, a, b in steps:
+        readers[a] += 1
+        if b >= 0:
+            readers[b] += 1
+    for slot in outputs:
+        readers[slot] += 1
+    plan: list[list[int]] = []
+    selfless = [False] * base
+    for op, a, b in steps:
+        if op == "." and b in (3, 4):
+            plan.append([_KEEP_COLS, a, b, 0])
+            selfless.append(selfless[a])
+        elif op == "." and a in (3, 4):
+            plan.append([_KEEP_ROWS, a, b, 0])
+            selfless.append(selfless[b])
+        elif op == ".":
+            plan.append([_COMPOSE, a, b, 0])
+            selfless.append(False)
+        elif op != "noself":
+            plan.append([_OPS[op], a, b, 0])
+            selfless.append(selfless[a] and (op != "|" or selfless[b]))
+        elif selfless[a]:
+            plan.append([_SAME, a, -1, 0])
+            selfless.append(True)
+        elif readers[a] == 1 and a >= base:
+            plan[a - base][3] = 1
+            plan.append([_SAME, a, -1, 0])
+            selfless.append(True)
+        else:
+            plan.append([_NOSELF_IN_PLACE if readers[a] == 1 else _NOSELF, a, -1, 0])
+            selfless.append(True)
+    return [(op, a, b, clear) for op, a, b, clear in plan]
+
+
+def compose_rows(first: list[int], then: list[int], clear: int = 0) -> list[int]:
     """Relation product over bit rows: bit z of ``out[x]`` when some y has bit y of ``first[x]``
-    and bit z of ``then[y]``."""
+    and bit z of ``then[y]`` (and z is not x, when ``clear`` is 1)."""
     out = [0] * len(first)
     for x in range(len(first)):
         middle = first[x]
@@ -237,7 +326,7 @@ def compose_rows(first: list[int], then: list[int]) -> list[int]:
             low = middle & -middle
             reach |= then[low.bit_length() - 1]
             middle ^= low
-        out[x] = reach
+        out[x] = reach & ~(clear << x)
     return out
 
 
@@ -267,6 +356,8 @@ def compose(first: np.ndarray, then: np.ndarray, first_float: np.ndarray | None 
     Float products are exact here (counts stay below 2**24); rows go in blocks small
     enough for BLAS to stay on one thread. The float32 copies of the operands may be given.
     """
+    import numpy as np
+
     a = first.astype(np.float32) if first_float is None else first_float
     b = then.astype(np.float32) if then_float is None else then_float
     n, inner = a.shape
@@ -295,6 +386,13 @@ def definition_steps(kb: KB) -> tuple[tuple[str, ...], list[tuple[str, int, int]
     return _BASE, program.steps, program.outputs
 
 
+def converse_predicates(kb: KB) -> list[int]:
+    """Per predicate p, the first predicate whose relation is p's converse by the KB's definitions
+    (:func:`~clutrr.core.converse.converse_outputs`: in every family whose marriages are recorded
+    on both sides), or -1."""
+    return _program(kb).converse
+
+
 def relation_masks(kb: KB, parent: np.ndarray, spouse: np.ndarray, gender: np.ndarray | None = None) -> np.ndarray:
     """Boolean array ``[predicate, x, y]``: y is x's predicate, by the KB's definitions.
 
@@ -302,6 +400,8 @@ def relation_masks(kb: KB, parent: np.ndarray, spouse: np.ndarray, gender: np.nd
     (0 male, 1 female) is needed when a definition uses ``male`` or ``female``.
     The diagonal is always false: nobody is their own relative.
     """
+    import numpy as np
+
     return _program(kb).run(np.asarray(parent, dtype=bool), np.asarray(spouse, dtype=bool), gender)
 
 
@@ -313,6 +413,8 @@ def relation_rows(kb: KB, father: list[int], mother: list[int], spouse: list[int
 
 def bit_masks(rows: list[list[int]], n: int) -> np.ndarray:
     """The boolean array ``[i, x, y]`` of bit rows over ``n`` people (the inverse of :func:`bit_rows`)."""
+    import numpy as np
+
     width = (n + 7) // 8
     data = b"".join([row.to_bytes(width, "little") for table in rows for row in table])
     packed = np.frombuffer(data, dtype=np.uint8).reshape(len(rows), n, width)
@@ -321,6 +423,8 @@ def bit_masks(rows: list[list[int]], n: int) -> np.ndarray:
 
 def bit_rows(masks: np.ndarray) -> list[list[int]]:
     """``out[i][x]``: row x of matrix ``masks[i]`` as an int bitset (bit y set when ``masks[i, x, y]``)."""
+    import numpy as np
+
     count, n = masks.shape[:2]
     packed = np.packbits(masks, axis=2, bitorder="little")
     words = max(1, (packed.shape[2] + 7) // 8)

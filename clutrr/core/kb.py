@@ -10,13 +10,16 @@ import re
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import numpy as np
 import yaml
 
 from clutrr.core.draws import random_bit  # noqa: F401  (kept importable from here)
 from clutrr.errors import yaml_error_line
 from clutrr.paths import data_dir
+
+if TYPE_CHECKING:
+    import numpy as np
 
 GENDERS = ("male", "female")
 RULE_RE = re.compile(r"^\s*([\w-]+)\s*\.\s*([\w-]+)\s*->\s*([\w-]+)\s*$")
@@ -164,6 +167,8 @@ class KB:
         """(first, second, head) predicate indices of every rule, then the predicates that
         have an inverse and those inverses, as index arrays (built once)."""
         if self._arrays is None:
+            import numpy as np
+
             rules = sorted(self.rules.items())
             has_inverse = [p.index for p in self.predicates if p.inverse >= 0]
             self._arrays = tuple(np.array(v, dtype=np.intp) for v in (

@@ -14,8 +14,6 @@ from __future__ import annotations
 import random
 from collections import deque
 
-import numpy as np
-
 from clutrr.core.family import DENSE_MAX_PEOPLE, Family, FamilyConfig, Genealogy, sample_family, sample_genealogy
 from clutrr.core.genealogy import definition_steps
 from clutrr.core.kb import KB
@@ -108,6 +106,8 @@ def window_people(genealogy: Genealogy, start: int, size: int) -> list[int]:
 def window_family(genealogy: Genealogy, kb: KB, people: list[int]) -> Family:
     """The family of ``people`` (a window of the genealogy) holding their relations in the
     whole genealogy. Parents are kept only when both are in the window, spouses when in it."""
+    import numpy as np
+
     relations = _Relations(kb, genealogy)
     genders, father, mother, spouse = genealogy
     pos = {p: i for i, p in enumerate(people)}

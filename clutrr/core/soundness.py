@@ -13,8 +13,6 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-import numpy as np
-
 from clutrr.core.family import FamilyConfig, sample_family
 from clutrr.core.genealogy import compose
 from clutrr.core.kb import BUILTIN, KB, KBError, resolve_kb_path
@@ -37,6 +35,8 @@ def check_sound(kb: KB) -> None:
 
 
 def _check(kb: KB) -> None:
+    import numpy as np
+
     names = [p.name for p in kb.predicates]
     try:
         shape = CHECK_SHAPE
