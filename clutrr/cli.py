@@ -13,15 +13,10 @@ import importlib
 import os
 import sys
 from importlib.util import find_spec
-from typing import TYPE_CHECKING, Iterator
+from typing import Iterator
 
 from clutrr import BUILD, __version__, commands
 from clutrr.frozen import freeze_kept
-
-if TYPE_CHECKING:
-    from importlib.abc import Loader
-    from importlib.machinery import ModuleSpec
-    from types import ModuleType
 
 # Commands whose numpy work is products small enough for one BLAS thread (clutrr.core.genealogy.compose
 # keeps them so): for them OpenBLAS's pool of threads, started when numpy loads, only costs CPU.
@@ -40,49 +35,17 @@ def _command_modules(only: str | None = None) -> list:
     return sorted((m for m in mods if hasattr(m, "NAME")), key=lambda m: m.NAME)
 
 
-def numpy_on_one_blas_thread() -> None:
-    """Make the first import of numpy in this process, whichever module asks for it and when, load
-    it with OpenBLAS limited to the calling thread (:class:`_OneBlasThread`), unless numpy is loaded
-    already or the user chose a thread count. A run that never needs numpy never loads it."""
+def load_numpy_on_one_blas_thread() -> None:
+    """Import numpy with OpenBLAS limited to the calling thread, unless numpy is loaded already or
+    the user chose a thread count. The variable is set only while numpy loads (OpenBLAS reads it
+    then): processes started later, Ray workers say, see the environment as it was."""
     if "numpy" in sys.modules or any(name in os.environ for name in BLAS_THREAD_VARIABLES):
         return
-    if not any(isinstance(finder, _OneBlasThread) for finder in sys.meta_path):
-        sys.meta_path.insert(0, _OneBlasThread())
-
-
-class _OneBlasThread:
-    """An import hook: it finds numpy as the other finders do, with a loader that sets
-    OPENBLAS_NUM_THREADS=1 only while numpy loads (OpenBLAS reads it then: processes started later,
-    Ray workers say, see the environment as it was); then it leaves ``sys.meta_path``."""
-
-    def find_spec(self, name: str, path: object = None, target: object = None) -> ModuleSpec | None:
-        if name != "numpy":
-            return None
-        sys.meta_path.remove(self)
-        spec = find_spec(name)
-        if spec is not None and spec.loader is not None:
-            spec.loader = _OneThreadLoader(spec.loader)
-        return spec
-
-
-class _OneThreadLoader:
-    """numpy's own loader, run with OpenBLAS held to one thread (the module keeps its own loader)."""
-
-    def __init__(self, loader: Loader) -> None:
-        self.loader = loader
-
-    def create_module(self, spec: ModuleSpec) -> ModuleType | None:
-        return self.loader.create_module(spec)
-
-    def exec_module(self, module: ModuleType) -> None:
-        module.__loader__ = self.loader
-        if module.__spec__ is not None:
-            module.__spec__.loader = self.loader
-        os.environ["OPENBLAS_NUM_THREADS"] = "1"
-        try:
-            self.loader.exec_module(module)
-        finally:
-            del os.environ["OPENBLAS_NUM_THREADS"]
+    os.environ["OPENBLAS_NUM_THREADS"] = "1"
+    try:
+        import numpy  # noqa: F401
+    finally:
+        del os.environ["OPENBLAS_NUM_THREADS"]
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -101,15 +64,15 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
 @contextlib.contextmanager
 def start_up(command: str | None) -> Iterator[None]:
-    """The start-up of a process that runs ``command``: its modules load (numpy, whenever it loads,
-    on one BLAS thread for the commands of ONE_BLAS_THREAD) with the cyclic collector paused, and what they made is
+    """The start-up of a process that runs ``command``: its modules load (numpy on one BLAS thread
+    for the commands of ONE_BLAS_THREAD) with the cyclic collector paused, and what they made is
     frozen: it lives as long as the process, so the collector's passes never go through it (left
     on, they went through it again and again while it loaded: a sixth of generate's start-up)."""
     enabled = gc.isenabled()
     gc.disable()
     try:
         if command in ONE_BLAS_THREAD:
-            numpy_on_one_blas_thread()
+            load_numpy_on_one_blas_thread()
         yield
     finally:
         freeze_kept()

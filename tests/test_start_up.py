@@ -58,9 +58,9 @@ def test_a_generate_run_loads_only_what_it_needs_and_freezes_it(tmp_path, entry)
 
 COUNT_THREADS = """
 import os, sys
-from clutrr.cli import numpy_on_one_blas_thread
+from clutrr.cli import load_numpy_on_one_blas_thread
 if sys.argv[1] == "one":
-    numpy_on_one_blas_thread()
+    load_numpy_on_one_blas_thread()
 import numpy
 print(len(os.listdir("/proc/self/task")))
 """
