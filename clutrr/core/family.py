@@ -22,7 +22,6 @@ if TYPE_CHECKING:
 
 MAX_EXPECTED_PEOPLE = 10_000  # the default settings give 26 (58 for long chains); --generations 8 gives about 1,000
 DENSE_MAX_PEOPLE = 600  # up to this expected size a family's relation tables are built whole (clutrr.core.large_family)
-TABLE_MAX_PEOPLE = 128  # up to this size Family.relation reads a table (n ints per person asked about)
 
 
 @mypyc_attr(native_class=False)
@@ -100,7 +99,6 @@ class Family:
         # the definitions imply holds in them (clutrr.core.converse)
         self.defined = masks is None and married_both_ways(spouse)
         self._cols: list[list[int]] | None = None
-        self._which: list[list[int] | None] = [None] * n if n <= TABLE_MAX_PEOPLE else []  # see relation
 
     def __reduce__(self) -> tuple:
         """Pickled as its people and relations (the rest is rebuilt on first use)."""
@@ -126,16 +124,14 @@ class Family:
         return np.array(self.genders, dtype=np.int8)
 
     def relation(self, x: int, y: int) -> int:
-        """The predicate index of y to x when exactly one holds, else -1 (read from x's row of
-        a table built on first use: stories ask many pairs of a family; a family of more than
-        TABLE_MAX_PEOPLE looks it up in its rows instead)."""
-        which = self._which
-        if not which:
-            return _relation_in_rows(self.rows, self.single[x], x, y)
-        row = which[x]
-        if row is None:
-            row = which[x] = _which_row(self.rows, self.single[x], x, len(self.genders))
-        return row[y]
+        """The predicate index of y to x when exactly one holds, else -1."""
+        if not self.single[x] >> y & 1:
+            return -1
+        rows = self.rows
+        for p in range(len(rows)):
+            if rows[p][x] >> y & 1:
+                return p
+        return -1
 
     def row_bits(self, pred: int, x: int) -> int:
         """The people y with "y is x's pred", as an int bitset (bit y)."""
@@ -162,29 +158,6 @@ class Family:
     def holds(self, x: int, pred: int, y: int) -> bool:
         """Whether y is x's ``pred``."""
         return bool(self.rows[pred][x] >> y & 1)
-
-
-def _which_row(rows: list[list[int]], single: int, x: int, n: int) -> list[int]:
-    """Per person y, the predicate p with "y is x's p" when exactly one holds (``single``: those y),
-    else -1."""
-    out = [-1] * n
-    for p in range(len(rows)):
-        left = rows[p][x] & single
-        while left:
-            low = left & -left
-            out[low.bit_length() - 1] = p
-            left ^= low
-    return out
-
-
-def _relation_in_rows(rows: list[list[int]], single: int, x: int, y: int) -> int:
-    """The predicate p with "y is x's p" when exactly one holds (``single``: those y), else -1."""
-    if not single >> y & 1:
-        return -1
-    for p in range(len(rows)):
-        if rows[p][x] >> y & 1:
-            return p
-    return -1
 
 
 def married_both_ways(spouse: list[int]) -> bool:
