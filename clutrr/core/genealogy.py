@@ -212,9 +212,7 @@ class _Program:
                 slots.append(first)
                 continue
             if op == _NOSELF_IN_PLACE:  # nothing else reads ``first``: its rows with a self bit are rewritten
-                for x in range(n):
-                    if first[x] >> x & 1:
-                        first[x] = first[x] ^ 1 << x
+                _drop_self_bits(first)
                 slots.append(first)
                 continue
             if op == _KEEP_COLS:  # then a man (woman): keep the men (women)
@@ -228,9 +226,7 @@ class _Program:
             elif op == _INVERSE:
                 out = transpose_rows(first, n)
                 if clear:
-                    for x in range(n):
-                        if out[x] >> x & 1:
-                            out[x] = out[x] ^ 1 << x
+                    _drop_self_bits(out)
             elif op == _UNION:
                 other = slots[b]
                 out = [(first[x] | other[x]) & ~(clear << x) for x in range(n)]
@@ -241,6 +237,13 @@ class _Program:
                 out = [first[x] & ~(1 << x) for x in range(n)]
             slots.append(out)
         return [slots[i] for i in self.outputs]
+
+
+def _drop_self_bits(rows: list[int]) -> None:
+    """Clear bit x of ``rows[x]`` wherever it is set, in place (nobody is their own relative)."""
+    for x in range(len(rows)):
+        if rows[x] >> x & 1:
+            rows[x] = rows[x] ^ 1 << x
 
 
 def _diagonals(n: int, female: int) -> list[list[int]]:
