@@ -42,6 +42,11 @@ HOT = (
     "clutrr/core/closed_among.py",
     "clutrr/core/large_family.py",
 )
+# C modules built beside the mypyc ones, for what mypyc compiles to generic calls: each is optional,
+# and the code that uses it falls back to Python when it is missing (a pure wheel, an editable install).
+C_MODULES = {
+    "clutrr.io._jsonline": "clutrr/io/_jsonline.c",  # a common example's JSONL line, straight into bytes
+}
 _KIND = "CLUTRR_BUILD_KIND"  # "wheel" while this backend builds a wheel (setup.py reads it)
 _BASE = "CLUTRR_BUILD_BASE"  # a wheel build's own temporary build folder (never ./build: no stale files)
 
@@ -79,11 +84,16 @@ def ext_modules(root: str) -> list:
         return []
     paths = [os.path.relpath(os.path.join(root, p)) for p in HOT]
     try:
-        return mypycify([*paths, "--follow-imports=silent", "--ignore-missing-imports"], opt_level="3",
-                        debug_level="0", target_dir=os.path.join(build_base(), "mypyc"))
+        compiled = mypycify([*paths, "--follow-imports=silent", "--ignore-missing-imports"], opt_level="3",
+                            debug_level="0", target_dir=os.path.join(build_base(), "mypyc"))
     except (Exception, SystemExit) as exc:  # a type error, an unsupported construct: build it pure
         _say(f"pure-Python wheel: mypyc failed ({exc!r})")
         return []
+    from setuptools import Extension
+
+    c_modules = [Extension(name, [os.path.relpath(os.path.join(root, source))])
+                 for name, source in C_MODULES.items()]
+    return [*compiled, *c_modules]
 
 
 def build_base() -> str:

@@ -17,7 +17,7 @@ import pytest
 from helpers import REPO
 
 sys.path.insert(0, str(REPO / "build_support"))
-from clutrr_build import HOT  # noqa: E402
+from clutrr_build import C_MODULES, HOT  # noqa: E402
 from wheel_tree import WheelBuildError, is_compiled, running_build, unpacked_wheel  # noqa: E402
 
 from test_packaging import NO_INDEX  # noqa: E402
@@ -63,8 +63,14 @@ def test_the_wheel_holds_every_hot_module_compiled(compiled_tree, tmp_path):
         module = Path(source)
         assert list((compiled_tree / module.parent).glob(f"{module.stem}.*.so")), f"{source} is not compiled"
         assert (compiled_tree / module).is_file(), f"{source}: the wheel keeps the source beside it"
+    for name in C_MODULES:
+        *package, stem = name.split(".")
+        assert list((compiled_tree / Path(*package)).glob(f"{stem}.*.so")), f"{name} is not built"
     assert run(compiled_tree, "--version", cwd=tmp_path).stdout.endswith("(compiled)\n")
     assert run(None, "--version", cwd=tmp_path).stdout.endswith("(pure Python)\n")
+    line_writer = ("-c", "from clutrr.io import rows; print(rows._WRITE_LINE is not None)")
+    assert run(compiled_tree, *line_writer, cwd=tmp_path, cli=False).stdout == "True\n"
+    assert run(None, *line_writer, cwd=tmp_path, cli=False).stdout == "False\n"
     flag = ("-c", "import clutrr; print(clutrr.compiled)")
     assert run(compiled_tree, *flag, cwd=tmp_path, cli=False).stdout == "True\n"
     assert run(None, *flag, cwd=tmp_path, cli=False).stdout == "False\n"

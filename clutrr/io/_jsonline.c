@@ -1,0 +1,518 @@
+/* The JSONL line of a common example, written straight into one byte buffer.
+
+   clutrr.io.rows.example_line calls example_line() below for an example whose record has only
+   the common fields (no question form, long context, difficulty or kinship terms). The bytes are
+   those of json_line(ex.record): compact JSON, keys in the record's order, non-ASCII text kept
+   as UTF-8, and a newline. A string that has no UTF-8 form (a lone surrogate) makes it return
+   None, and the caller builds the record as before. A pure-Python install never builds this
+   module; tests/test_compiled.py holds its lines equal to the record's. */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+typedef struct {
+    char *data;
+    Py_ssize_t len;
+    Py_ssize_t cap;
+} Buffer;
+
+/* One buffer for every call, grown as needed: a line is written under the GIL and copied out
+   into its bytes object before the next one starts. */
+static Buffer out = {NULL, 0, 0};
+
+static int reserve(Py_ssize_t more) {
+    if (out.len + more <= out.cap) {
+        return 0;
+    }
+    Py_ssize_t cap = out.cap ? out.cap : 8192;
+    while (cap < out.len + more) {
+        cap *= 2;
+    }
+    char *grown = PyMem_Realloc(out.data, (size_t)cap);
+    if (grown == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    out.data = grown;
+    out.cap = cap;
+    return 0;
+}
+
+static int put(const char *bytes, Py_ssize_t n) {
+    if (reserve(n) < 0) {
+        return -1;
+    }
+    memcpy(out.data + out.len, bytes, (size_t)n);
+    out.len += n;
+    return 0;
+}
+
+/* a string literal only (pasted to "" so that anything else does not compile): its length is its size */
+#define PUT_LITERAL(s) put("" s, (Py_ssize_t)(sizeof("" s) - 1))
+
+static const char HEX[] = "0123456789abcdef";
+
+#define ONES 0x0101010101010101ULL
+#define HIGHS 0x8080808080808080ULL
+
+/* Whether any of the 8 bytes of ``w`` needs an escape: below 0x20, a quote or a backslash (each test
+   is exact for the word as a whole, though not byte by byte). */
+static inline int needs_escape(uint64_t w) {
+    uint64_t quote = w ^ (ONES * '"'), backslash = w ^ (ONES * '\\');
+    return (((w - ONES * 0x20) & ~w) | ((quote - ONES) & ~quote) | ((backslash - ONES) & ~backslash)) & HIGHS ? 1 : 0;
+}
+
+/* A JSON string's contents, without its quotes: quotes, backslashes and control characters
+   escaped as the json module and orjson escape them; everything else copied as UTF-8. Returns -2
+   when the text has no UTF-8 form (the error is cleared), -1 on another error. */
+static int put_escaped(PyObject *text) {
+    if (!PyUnicode_Check(text)) {
+        PyErr_Format(PyExc_TypeError, "expected str, got %.80s", Py_TYPE(text)->tp_name);
+        return -1;
+    }
+    Py_ssize_t n;
+    const char *s = PyUnicode_AsUTF8AndSize(text, &n);
+    if (s == NULL) {
+        if (PyErr_ExceptionMatches(PyExc_UnicodeEncodeError)) {
+            PyErr_Clear();
+            return -2;
+        }
+        return -1;
+    }
+    /* at most six bytes per input byte (\u00XX) */
+    if (reserve(6 * n) < 0) {
+        return -1;
+    }
+    char *w = out.data + out.len;
+    Py_ssize_t start = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        while (i + 8 <= n) {  /* skip whole words with nothing to escape */
+            uint64_t w;
+            memcpy(&w, s + i, 8);
+            if (needs_escape(w)) {
+                break;
+            }
+            i += 8;
+        }
+        if (i >= n) {
+            break;
+        }
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 0x20 && c != '"' && c != '\\') {
+            continue;
+        }
+        memcpy(w, s + start, (size_t)(i - start));
+        w += i - start;
+        start = i + 1;
+        *w++ = '\\';
+        switch (c) {
+        case '"': *w++ = '"'; break;
+        case '\\': *w++ = '\\'; break;
+        case '\b': *w++ = 'b'; break;
+        case '\f': *w++ = 'f'; break;
+        case '\n': *w++ = 'n'; break;
+        case '\r': *w++ = 'r'; break;
+        case '\t': *w++ = 't'; break;
+        default:
+            *w++ = 'u';
+            *w++ = '0';
+            *w++ = '0';
+            *w++ = HEX[c >> 4];
+            *w++ = HEX[c & 15];
+        }
+    }
+    memcpy(w, s + start, (size_t)(n - start));
+    w += n - start;
+    out.len = w - out.data;
+    return 0;
+}
+
+/* A JSON string (see put_escaped). */
+static int put_str(PyObject *text) {
+    int done;
+    if ((done = PUT_LITERAL("\"")) || (done = put_escaped(text))) {
+        return done;
+    }
+    return PUT_LITERAL("\"");
+}
+
+/* An int in decimal (a bool as true or false), as JSON writes it, whatever its size. */
+static int put_int(PyObject *value) {
+    if (value == Py_True) {
+        return PUT_LITERAL("true");
+    }
+    if (value == Py_False) {
+        return PUT_LITERAL("false");
+    }
+    if (!PyLong_Check(value)) {
+        PyErr_Format(PyExc_TypeError, "expected int, got %.80s", Py_TYPE(value)->tp_name);
+        return -1;
+    }
+    int overflow;
+    long long v = PyLong_AsLongLongAndOverflow(value, &overflow);
+    if (overflow == 0) {
+        if (v == -1 && PyErr_Occurred()) {
+            return -1;
+        }
+        char digits[24];
+        int at = (int)sizeof(digits);
+        unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+        do {
+            digits[--at] = (char)('0' + u % 10);
+            u /= 10;
+        } while (u);
+        if (v < 0) {
+            digits[--at] = '-';
+        }
+        return put(digits + at, (Py_ssize_t)sizeof(digits) - at);
+    }
+    PyObject *text = PyObject_Str(value);
+    if (text == NULL) {
+        return -1;
+    }
+    Py_ssize_t n;
+    const char *s = PyUnicode_AsUTF8AndSize(text, &n);
+    int done = s == NULL ? -1 : put(s, n);
+    Py_DECREF(text);
+    return done;
+}
+
+/* A string or None (null): a predicate word a KB leaves out for one gender. */
+static int put_str_or_null(PyObject *value) {
+    return value == Py_None ? PUT_LITERAL("null") : put_str(value);
+}
+
+/* Item i of a list or tuple (what PySequence_Fast gives), or an IndexError. */
+static PyObject *item(PyObject *fast, Py_ssize_t i) {
+    if (i < 0 || i >= PySequence_Fast_GET_SIZE(fast)) {
+        PyErr_SetString(PyExc_IndexError, "index out of range");
+        return NULL;
+    }
+    return PySequence_Fast_GET_ITEM(fast, i);
+}
+
+/* Item i of a list or tuple as a C index (a small int). */
+static Py_ssize_t index_of(PyObject *fast, Py_ssize_t i) {
+    PyObject *x = item(fast, i);
+    return x == NULL ? -1 : PyLong_AsSsize_t(x);
+}
+
+/* The JSON list of a sequence of ints (a piece's edges: a tuple or a range). */
+static int put_int_list(PyObject *seq) {
+    PyObject *fast = PySequence_Fast(seq, "expected a sequence");
+    if (fast == NULL) {
+        return -1;
+    }
+    int done = PUT_LITERAL("[");
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+    for (Py_ssize_t i = 0; i < n && done == 0; i++) {
+        if (i) {
+            done = PUT_LITERAL(",");
+        }
+        if (done == 0) {
+            done = put_int(PySequence_Fast_GET_ITEM(fast, i));
+        }
+    }
+    Py_DECREF(fast);
+    return done ? done : PUT_LITERAL("]");
+}
+
+/* The story's people as family ids, in story order. */
+typedef struct {
+    Py_ssize_t *ids;
+    Py_ssize_t n;
+} People;
+
+/* The story index of family id ``person``, as Example._positions gives it (the last match; an
+   IndexError when the person is not in the story). */
+static Py_ssize_t story_index(const People *people, PyObject *person) {
+    Py_ssize_t id = PyLong_AsSsize_t(person);
+    if (id == -1 && PyErr_Occurred()) {
+        return -1;
+    }
+    for (Py_ssize_t i = people->n - 1; i >= 0; i--) {
+        if (people->ids[i] == id) {
+            return i;
+        }
+    }
+    PyErr_SetString(PyExc_IndexError, "a proof fact names someone not in the story");
+    return -1;
+}
+
+/* A fact over family ids, named: [head's name, the relation word, tail's name]. */
+static int put_named(PyObject *fact, const People *people, PyObject *names, PyObject *genders, PyObject *flat) {
+    if (!PyTuple_Check(fact) || PyTuple_GET_SIZE(fact) != 3) {
+        PyErr_SetString(PyExc_TypeError, "a fact is a tuple of three ints");
+        return -1;
+    }
+    Py_ssize_t a = story_index(people, PyTuple_GET_ITEM(fact, 0));
+    if (a < 0) {
+        return -1;
+    }
+    Py_ssize_t b = story_index(people, PyTuple_GET_ITEM(fact, 2));
+    if (b < 0) {
+        return -1;
+    }
+    Py_ssize_t p = PyLong_AsSsize_t(PyTuple_GET_ITEM(fact, 1));
+    Py_ssize_t g = index_of(genders, b);
+    if ((p == -1 || g == -1) && PyErr_Occurred()) {
+        return -1;
+    }
+    PyObject *head = item(names, a), *tail = item(names, b), *word = item(flat, 2 * p + g);
+    if (head == NULL || tail == NULL || word == NULL) {
+        return -1;
+    }
+    int done;
+    if ((done = PUT_LITERAL("[")) || (done = put_str(head)) || (done = PUT_LITERAL(",")) ||
+        (done = put_str_or_null(word)) || (done = PUT_LITERAL(",")) || (done = put_str(tail))) {
+        return done;
+    }
+    return PUT_LITERAL("]");
+}
+
+static int put_people(PyObject *names, PyObject *genders, PyObject *gender_words) {
+    int done = PUT_LITERAL("\"people\":[");
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(names);
+    if (PySequence_Fast_GET_SIZE(genders) < n) {  /* zip stops at the shorter */
+        n = PySequence_Fast_GET_SIZE(genders);
+    }
+    for (Py_ssize_t i = 0; i < n && done == 0; i++) {
+        Py_ssize_t g = index_of(genders, i);
+        PyObject *word = g == -1 && PyErr_Occurred() ? NULL : item(gender_words, g);
+        if (word == NULL) {
+            return -1;
+        }
+        if ((i && (done = PUT_LITERAL(","))) || (done = PUT_LITERAL("{\"name\":")) ||
+            (done = put_str(PySequence_Fast_GET_ITEM(names, i))) || (done = PUT_LITERAL(",\"gender\":")) ||
+            (done = put_str(word))) {
+            return done;
+        }
+        done = PUT_LITERAL("}");
+    }
+    return done ? done : PUT_LITERAL("]");
+}
+
+static int put_edges(PyObject *edges, PyObject *words, PyObject *pred_names) {
+    int done = PUT_LITERAL(",\"edges\":[");
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(edges);
+    if (PySequence_Fast_GET_SIZE(words) < n) {
+        n = PySequence_Fast_GET_SIZE(words);
+    }
+    for (Py_ssize_t i = 0; i < n && done == 0; i++) {
+        PyObject *e = PySequence_Fast_GET_ITEM(edges, i);
+        if (!PyTuple_Check(e) || PyTuple_GET_SIZE(e) != 4) {
+            PyErr_SetString(PyExc_TypeError, "an edge is a tuple (head, predicate, tail, noise kind)");
+            return -1;
+        }
+        Py_ssize_t p = PyLong_AsSsize_t(PyTuple_GET_ITEM(e, 1));
+        PyObject *pred = p == -1 && PyErr_Occurred() ? NULL : item(pred_names, p);
+        if (pred == NULL) {
+            return -1;
+        }
+        if ((i && (done = PUT_LITERAL(","))) || (done = PUT_LITERAL("{\"head\":")) || (done = put_int(PyTuple_GET_ITEM(e, 0))) ||
+            (done = PUT_LITERAL(",\"tail\":")) || (done = put_int(PyTuple_GET_ITEM(e, 2))) ||
+            (done = PUT_LITERAL(",\"relation\":")) || (done = put_str(PySequence_Fast_GET_ITEM(words, i))) ||
+            (done = PUT_LITERAL(",\"predicate\":")) || (done = put_str(pred)) ||
+            (done = PUT_LITERAL(",\"noise\":")) || (done = put_str(PyTuple_GET_ITEM(e, 3)))) {
+            return done;
+        }
+        done = PUT_LITERAL("}");
+    }
+    return done ? done : PUT_LITERAL("]");
+}
+
+static int put_proof(PyObject *proof, const People *people, PyObject *names, PyObject *genders, PyObject *flat,
+                     PyObject *pred_names) {
+    int done = PUT_LITERAL(",\"proof\":[");
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(proof);
+    for (Py_ssize_t i = 0; i < n && done == 0; i++) {
+        PyObject *step = PySequence_Fast_GET_ITEM(proof, i);
+        if (!PyTuple_Check(step) || PyTuple_GET_SIZE(step) != 3) {
+            PyErr_SetString(PyExc_TypeError, "a proof step is a tuple (goal, fact, fact)");
+            return -1;
+        }
+        PyObject *goal = PyTuple_GET_ITEM(step, 0), *f1 = PyTuple_GET_ITEM(step, 1), *f2 = PyTuple_GET_ITEM(step, 2);
+        if (!PyTuple_Check(f1) || PyTuple_GET_SIZE(f1) != 3 || !PyTuple_Check(f2) || PyTuple_GET_SIZE(f2) != 3) {
+            PyErr_SetString(PyExc_TypeError, "a fact is a tuple of three ints");
+            return -1;
+        }
+        Py_ssize_t p1 = PyLong_AsSsize_t(PyTuple_GET_ITEM(f1, 1)), p2 = PyLong_AsSsize_t(PyTuple_GET_ITEM(f2, 1));
+        PyObject *r1 = (p1 == -1 && PyErr_Occurred()) ? NULL : item(pred_names, p1);
+        PyObject *r2 = (r1 == NULL || (p2 == -1 && PyErr_Occurred())) ? NULL : item(pred_names, p2);
+        if (r2 == NULL) {
+            return -1;
+        }
+        if ((i && (done = PUT_LITERAL(","))) || (done = PUT_LITERAL("{\"goal\":")) ||
+            (done = put_named(goal, people, names, genders, flat)) || (done = PUT_LITERAL(",\"rule\":[")) ||
+            (done = put_str(r1)) || (done = PUT_LITERAL(",")) || (done = put_str(r2)) ||
+            (done = PUT_LITERAL("],\"by\":[")) || (done = put_named(f1, people, names, genders, flat)) ||
+            (done = PUT_LITERAL(",")) || (done = put_named(f2, people, names, genders, flat))) {
+            return done;
+        }
+        done = PUT_LITERAL("]}");
+    }
+    return done ? done : PUT_LITERAL("]");
+}
+
+/* A piece's field: a Piece is a tuple (text, template id, edges). */
+static PyObject *piece_field(PyObject *piece, Py_ssize_t i) {
+    if (!PyTuple_Check(piece) || PyTuple_GET_SIZE(piece) < 3) {
+        PyErr_SetString(PyExc_TypeError, "a piece is a tuple (text, template, edges)");
+        return NULL;
+    }
+    return PyTuple_GET_ITEM(piece, i);
+}
+
+/* The chain's pieces' texts joined by spaces, as one JSON string. */
+static int put_joined_texts(PyObject *pieces) {
+    int done = PUT_LITERAL("\"");
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(pieces);
+    for (Py_ssize_t i = 0; i < n && done == 0; i++) {
+        PyObject *text = piece_field(PySequence_Fast_GET_ITEM(pieces, i), 0);
+        if (text == NULL) {
+            return -1;
+        }
+        if (i) {
+            done = PUT_LITERAL(" ");
+        }
+        if (done == 0) {
+            done = put_escaped(text);
+        }
+    }
+    return done ? done : PUT_LITERAL("\"");
+}
+
+static int put_pieces(PyObject *pieces) {
+    int done = PUT_LITERAL(",\"pieces\":[");
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(pieces);
+    for (Py_ssize_t i = 0; i < n && done == 0; i++) {
+        PyObject *piece = PySequence_Fast_GET_ITEM(pieces, i);
+        PyObject *template = piece_field(piece, 1);
+        if (template == NULL) {
+            return -1;
+        }
+        if ((i && (done = PUT_LITERAL(","))) || (done = PUT_LITERAL("{\"template\":")) || (done = put_str(template)) ||
+            (done = PUT_LITERAL(",\"edges\":")) || (done = put_int_list(PyTuple_GET_ITEM(piece, 2)))) {
+            return done;
+        }
+        done = PUT_LITERAL("}");
+    }
+    return done ? done : PUT_LITERAL("]");
+}
+
+enum {
+    A_ID, A_SPLIT, A_TASK, A_K, A_NOISE, A_SEED, A_INDEX, A_NAMES, A_GENDERS, A_GENDER_WORDS, A_EDGES, A_WORDS,
+    A_PRED_NAMES, A_QUERY, A_TARGET, A_QUERY_PRED, A_PATTERN, A_HELDOUT, A_PROOF, A_PEOPLE, A_FLAT, A_STORY,
+    A_CLEAN_PIECES, A_TARGET_PIECE, A_PIECES, N_ARGS
+};
+
+/* The sequences among the arguments, each turned into a list or tuple once. */
+static const int SEQUENCES[] = {A_NAMES, A_GENDERS, A_GENDER_WORDS, A_EDGES, A_WORDS, A_PRED_NAMES, A_QUERY,
+                                A_PROOF, A_PEOPLE, A_FLAT, A_CLEAN_PIECES, A_PIECES};
+#define N_SEQUENCES ((int)(sizeof(SEQUENCES) / sizeof(SEQUENCES[0])))
+
+static int put_line(PyObject *const *args, PyObject **seq, const People *people) {
+    PyObject *query = seq[A_QUERY];
+    if (PySequence_Fast_GET_SIZE(query) != 2) {
+        PyErr_SetString(PyExc_ValueError, "the query is a pair");
+        return -1;
+    }
+    Py_ssize_t qp = PyLong_AsSsize_t(args[A_QUERY_PRED]);
+    PyObject *target_pred = (qp == -1 && PyErr_Occurred()) ? NULL : item(seq[A_PRED_NAMES], qp);
+    PyObject *text_target = piece_field(args[A_TARGET_PIECE], 0);
+    PyObject *target_template = text_target == NULL ? NULL : piece_field(args[A_TARGET_PIECE], 1);
+    if (target_pred == NULL || target_template == NULL) {
+        return -1;
+    }
+    int done;
+    (void)((done = PUT_LITERAL("{\"id\":")) || (done = put_str(args[A_ID])) ||
+           (done = PUT_LITERAL(",\"split\":")) || (done = put_str(args[A_SPLIT])) ||
+           (done = PUT_LITERAL(",\"task\":")) || (done = put_int(args[A_TASK])) ||
+           (done = PUT_LITERAL(",\"k\":")) || (done = put_int(args[A_K])) ||
+           (done = PUT_LITERAL(",\"noise\":")) || (done = put_str(args[A_NOISE])) ||
+           (done = PUT_LITERAL(",\"seed\":")) || (done = put_int(args[A_SEED])) ||
+           (done = PUT_LITERAL(",\"index\":")) || (done = put_int(args[A_INDEX])) || (done = PUT_LITERAL(",")) ||
+           (done = put_people(seq[A_NAMES], seq[A_GENDERS], seq[A_GENDER_WORDS])) ||
+           (done = put_edges(seq[A_EDGES], seq[A_WORDS], seq[A_PRED_NAMES])) ||
+           (done = PUT_LITERAL(",\"query\":[")) || (done = put_int(PySequence_Fast_GET_ITEM(query, 0))) ||
+           (done = PUT_LITERAL(",")) || (done = put_int(PySequence_Fast_GET_ITEM(query, 1))) ||
+           (done = PUT_LITERAL("],\"target\":")) || (done = put_str(args[A_TARGET])) ||
+           (done = PUT_LITERAL(",\"target_predicate\":")) || (done = put_str(target_pred)) ||
+           (done = PUT_LITERAL(",\"pattern\":")) || (done = put_str(args[A_PATTERN])) ||
+           (done = PUT_LITERAL(",\"pattern_heldout\":")) || (done = put_int(args[A_HELDOUT])) ||
+           (done = put_proof(seq[A_PROOF], people, seq[A_NAMES], seq[A_GENDERS], seq[A_FLAT],
+                             seq[A_PRED_NAMES])) ||
+           (done = PUT_LITERAL(",\"story\":")) || (done = put_str(args[A_STORY])) ||
+           (done = PUT_LITERAL(",\"clean_story\":")) || (done = put_joined_texts(seq[A_CLEAN_PIECES])) ||
+           (done = PUT_LITERAL(",\"text_target\":[")) || (done = put_str(text_target)) ||
+           (done = PUT_LITERAL("]")) || (done = put_pieces(seq[A_PIECES])) ||
+           (done = PUT_LITERAL(",\"target_template\":")) ||
+           (done = put_str(target_template)) || (done = PUT_LITERAL("}\n")));
+    return done;
+}
+
+static PyObject *example_line(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    (void)module;
+    if (nargs != N_ARGS) {
+        PyErr_Format(PyExc_TypeError, "example_line takes %d arguments (%zd given)", N_ARGS, nargs);
+        return NULL;
+    }
+    PyObject *seq[N_ARGS] = {NULL};
+    PyObject *line = NULL;
+    Py_ssize_t few[64];
+    People people = {few, 0};
+    Py_ssize_t i;
+    for (i = 0; i < N_SEQUENCES; i++) {
+        seq[SEQUENCES[i]] = PySequence_Fast(args[SEQUENCES[i]], "expected a sequence");
+        if (seq[SEQUENCES[i]] == NULL) {
+            goto done;
+        }
+    }
+    people.n = PySequence_Fast_GET_SIZE(seq[A_PEOPLE]);
+    if (people.n > 64 && (people.ids = PyMem_Malloc(sizeof(Py_ssize_t) * (size_t)people.n)) == NULL) {
+        people.ids = few;
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (i = 0; i < people.n; i++) {
+        people.ids[i] = PyLong_AsSsize_t(PySequence_Fast_GET_ITEM(seq[A_PEOPLE], i));
+        if (people.ids[i] == -1 && PyErr_Occurred()) {
+            goto done;
+        }
+    }
+    out.len = 0;
+    int written = put_line(args, seq, &people);
+    if (written == 0) {
+        line = PyBytes_FromStringAndSize(out.data, out.len);
+    } else if (written == -2) {  /* text without a UTF-8 form: the caller takes the record's way */
+        line = Py_NewRef(Py_None);
+    }
+done:
+    if (people.ids != few) {
+        PyMem_Free(people.ids);
+    }
+    for (i = 0; i < N_SEQUENCES; i++) {
+        Py_XDECREF(seq[SEQUENCES[i]]);
+    }
+    return line;
+}
+
+static PyMethodDef methods[] = {
+    {"example_line", (PyCFunction)(void (*)(void))example_line, METH_FASTCALL,
+     "example_line(id, split, task, k, noise, seed, index, names, genders, gender_words, edges, words, "
+     "pred_names, query, target, query_pred, pattern, heldout, proof, people, words_flat, story, "
+     "clean_pieces, target_piece, pieces) -> bytes or None\n\n"
+     "The JSONL line of a common example's record (see clutrr.io.rows.example_line), or None when a\n"
+     "string has no UTF-8 form."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module_def = {
+    PyModuleDef_HEAD_INIT, "_jsonline", "A common example's JSONL line, written in C.", -1, methods,
+    NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__jsonline(void) {
+    return PyModule_Create(&module_def);
+}
