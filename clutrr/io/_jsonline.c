@@ -167,7 +167,7 @@ static int put_int(PyObject *value) {
         }
         return put(digits + at, (Py_ssize_t)sizeof(digits) - at);
     }
-    PyObject *text = PyObject_Str(value);
+    PyObject *text = PyLong_Type.tp_repr(value);  /* int's own: no Python code of a subclass runs mid-line */
     if (text == NULL) {
         return -1;
     }
