@@ -45,7 +45,7 @@ HOT = (
 # C modules built beside the mypyc ones, for what mypyc compiles to generic calls: each is optional,
 # and the code that uses it falls back to Python when it is missing (a pure wheel, an editable install).
 C_MODULES = {
-    "clutrr.io._jsonline": "clutrr/io/_jsonline.c",  # a common example's JSONL line, straight into bytes
+    "clutrr.io._lines": "clutrr/io/_lines.c",  # a common example's JSONL and CSV lines, straight into bytes
 }
 _KIND = "CLUTRR_BUILD_KIND"  # "wheel" while this backend builds a wheel (setup.py reads it)
 _BASE = "CLUTRR_BUILD_BASE"  # a wheel build's own temporary build folder (never ./build: no stale files)

@@ -68,7 +68,7 @@ def test_the_wheel_holds_every_hot_module_compiled(compiled_tree, tmp_path):
         assert list((compiled_tree / Path(*package)).glob(f"{stem}.*.so")), f"{name} is not built"
     assert run(compiled_tree, "--version", cwd=tmp_path).stdout.endswith("(compiled)\n")
     assert run(None, "--version", cwd=tmp_path).stdout.endswith("(pure Python)\n")
-    line_writer = ("-c", "from clutrr.io import rows; print(rows._WRITE_LINE is not None)")
+    line_writer = ("-c", "from clutrr.io import rows; print(rows._C_LINES is not None)")
     assert run(compiled_tree, *line_writer, cwd=tmp_path, cli=False).stdout == "True\n"
     assert run(None, *line_writer, cwd=tmp_path, cli=False).stdout == "False\n"
     flag = ("-c", "import clutrr; print(clutrr.compiled)")

@@ -12,9 +12,10 @@ import hashlib
 import json
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from clutrr.core.native import mypyc_attr
+from clutrr.io.csv_format import csv_line, row_fields
 from clutrr.story.example import GENDER_WORDS, Example, kb_words
 
 
@@ -77,34 +78,55 @@ def json_line(record: dict) -> bytes:
     return (_COMPACT.encode(record) + "\n").encode()
 
 
-def _line_writer() -> Any:
-    """``clutrr.io._jsonline.example_line``, the C writer of a common example's line, built only in a
+def _c_lines() -> Any:
+    """``clutrr.io._lines.example_lines``, the C writer of a common example's lines, built only in a
     compiled wheel; None elsewhere."""
     try:
-        from clutrr.io._jsonline import example_line as write
+        from clutrr.io._lines import example_lines as write
     except ImportError:
         return None
     return write
 
 
-_WRITE_LINE: Final = _line_writer()
+_C_LINES: Final = _c_lines()
+
+
+def example_lines(ex: Example, jsonl: bool, csv_index: int | None) -> tuple[bytes | None, bytes | None]:
+    """The JSONL line of ``ex`` when ``jsonl`` (the bytes of ``json_line(ex.record)``) and its CSV line
+    with index ``csv_index`` unless that is None (``csv_line([csv_index, *row_cells(ex)])`` in UTF-8).
+
+    In a compiled wheel, the lines of an example with only the common fields (no question form, long
+    context, difficulty or kinship terms) are written in C from the example's own fields, without
+    building its record or CSV row: their dicts, lists and literals cost more to make, write and free
+    than the lines themselves."""
+    json: bytes | None = None
+    csv: bytes | None = None
+    if _C_LINES is not None and ex.question is None and ex.context is None and not ex.with_difficulty \
+            and not ex.kb.system:
+        kb = ex.kb
+        json, csv = _C_LINES(jsonl, csv_index, ex.id, ex.split, ex.task, ex.k, ex.noise_kind, ex.seed, ex.index,
+                             ex.names, ex.genders, GENDER_WORDS, ex.edges, ex.words, kb.pred_names, ex.query,
+                             ex.target, ex.query_pred, ex.pattern, ex.heldout, ex.proof, ex.people, kb_words(kb).flat,
+                             ex.story, ex.clean_pieces, ex.target_piece, ex.pieces)
+    if jsonl and json is None:
+        json = json_line(ex.record)
+    if csv_index is not None and csv is None:
+        csv = csv_line([csv_index, *row_cells(ex)]).encode()
+    return json, csv
 
 
 def example_line(ex: Example) -> bytes:
-    """The JSONL line of ``ex``: the bytes of ``json_line(ex.record)``. In a compiled wheel, the line
-    of a record with only the common fields (no question form, long context, difficulty or kinship
-    terms) is written in C from the example's own fields, without building the record (its dicts
-    cost more to make, read and free than the line itself)."""
-    if _WRITE_LINE is not None and ex.question is None and ex.context is None and not ex.with_difficulty \
-            and not ex.kb.system:
-        kb = ex.kb
-        line = _WRITE_LINE(ex.id, ex.split, ex.task, ex.k, ex.noise_kind, ex.seed, ex.index, ex.names, ex.genders,
-                           GENDER_WORDS, ex.edges, ex.words, kb.pred_names, ex.query, ex.target, ex.query_pred,
-                           ex.pattern, ex.heldout, ex.proof, ex.people, kb_words(kb).flat, ex.story,
-                           ex.clean_pieces, ex.target_piece, ex.pieces)
-        if line is not None:
-            return line
-    return json_line(ex.record)
+    """The JSONL line of ``ex``: the bytes of ``json_line(ex.record)`` (see :func:`example_lines`)."""
+    return cast(bytes, example_lines(ex, True, None)[0])
+
+
+def row_cells(ex: Example) -> list:
+    """The CSV cells of an example's row (after the index column): the original columns, then
+    those of the question asked and of a kinship system's terms when there are any."""
+    cells = row_fields(ex.row) if ex.question is None else [*row_fields(ex.row), *ex.question_cells]
+    if ex.kb.system:
+        cells = [*cells, ex.row.kin_type, repr(ex.row.glossary)]
+    return cells
 
 
 _BLAKE2B_16: Final = hashlib.blake2b(digest_size=16)  # copied per story: no arguments parsed, no lookup

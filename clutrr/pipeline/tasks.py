@@ -11,14 +11,12 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import cast
 
-from clutrr.story.example import Example
 from clutrr.story.generator import GenerationError, GeneratorConfig, banks, make_example, pattern_heldout
 from clutrr.story.long_context import context_counts
 from clutrr.core.kb import load_kb
 from clutrr.core.native import mypyc_attr
 from clutrr.frozen import freezes_kept
-from clutrr.io.csv_format import csv_line, row_fields
-from clutrr.io.rows import Task, TaskResult, example_line, story_hash
+from clutrr.io.rows import Task, TaskResult, example_lines, story_hash
 from clutrr.io.shards import LogicalFile
 from clutrr.render.measures import TextTally
 
@@ -103,10 +101,12 @@ def _run_task(ctx: TaskContext, task: Task) -> TaskResult:
             ex = make_example(config, k, noise, seed, index, split, attempt)
         except GenerationError:
             raise RowFailure(k, noise, split) from None
-        if csv:
-            csv_lines.append(csv_line([pos, *row_cells(ex)]).encode())
-        if jsonl:
-            jsonl_lines.append(example_line(ex))
+        if csv or jsonl:
+            json_bytes, csv_bytes = example_lines(ex, jsonl, pos if csv else None)
+            if csv_bytes is not None:
+                csv_lines.append(csv_bytes)
+            if json_bytes is not None:
+                jsonl_lines.append(json_bytes)
         if parquet:
             records.append(ex.record)
         story = ex.story
@@ -127,15 +127,6 @@ def _run_task(ctx: TaskContext, task: Task) -> TaskResult:
         out.heldout_in_train += n * (split == "train" and pattern_heldout(pattern, k, seed, config.holdout))
     out.text = {**(tally.counts() if tally else {}), **padded}
     return out
-
-
-def row_cells(ex: Example) -> list:
-    """The CSV cells of an example's row (after the index column): the original columns, then
-    those of the question asked and of a kinship system's terms when there are any."""
-    cells = row_fields(ex.row) if ex.question is None else [*row_fields(ex.row), *ex.question_cells]
-    if ex.kb.system:
-        cells = [*cells, ex.row.kin_type, repr(ex.row.glossary)]
-    return cells
 
 
 def add_counts(total: dict, counts: dict, sign: int = 1) -> None:

@@ -1,11 +1,14 @@
-/* The JSONL line of a common example, written straight into one byte buffer.
+/* The JSONL and CSV lines of a common example, written straight into one byte buffer.
 
-   clutrr.io.rows.example_line calls example_line() below for an example whose record has only
-   the common fields (no question form, long context, difficulty or kinship terms). The bytes are
-   those of json_line(ex.record): compact JSON, keys in the record's order, non-ASCII text kept
-   as UTF-8, and a newline. A string that has no UTF-8 form (a lone surrogate) makes it return
-   None, and the caller builds the record as before. A pure-Python install never builds this
-   module; tests/test_compiled.py holds its lines equal to the record's. */
+   clutrr.io.rows.example_lines calls example_lines() below for an example whose record has only
+   the common fields (no question form, long context, difficulty or kinship terms). The JSONL
+   line has the bytes of json_line(ex.record): compact JSON, keys in the record's order,
+   non-ASCII text kept as UTF-8, and a newline. The CSV line has the bytes of
+   csv_line([index, *row_fields(ex.row)]) in UTF-8: the original columns, Python literals written
+   by repr, cells quoted when they hold a comma, quote or line break. A string that has no UTF-8
+   form (a lone surrogate) gives None for that line, and the caller builds it the Python way. A
+   pure-Python install never builds this module; tests/test_c_lines.py holds its lines equal to
+   Python's. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
@@ -452,14 +455,286 @@ static int put_line(PyObject *const *args, PyObject **seq, const People *people)
     return done;
 }
 
-static PyObject *example_line(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+/* ---- the CSV line ---- */
+
+/* A string's UTF-8 bytes as they are (-2 when it has none, the error cleared). */
+static int put_utf8(PyObject *text) {
+    if (!PyUnicode_Check(text)) {
+        PyErr_Format(PyExc_TypeError, "expected str, got %.80s", Py_TYPE(text)->tp_name);
+        return -1;
+    }
+    Py_ssize_t n;
+    const char *s = PyUnicode_AsUTF8AndSize(text, &n);
+    if (s == NULL) {
+        if (PyErr_ExceptionMatches(PyExc_UnicodeEncodeError)) {
+            PyErr_Clear();
+            return -2;
+        }
+        return -1;
+    }
+    return put(s, n);
+}
+
+/* The chain's pieces' texts joined by spaces, as they are (a CSV cell). */
+static int put_clean_story_utf8(PyObject *pieces) {
+    int done = 0;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(pieces);
+    for (Py_ssize_t i = 0; i < n && done == 0; i++) {
+        PyObject *text = piece_field(PySequence_Fast_GET_ITEM(pieces, i), 0);
+        if (text == NULL) {
+            return -1;
+        }
+        (void)((i && (done = PUT_LITERAL(" "))) || (done = put_utf8(text)));
+    }
+    return done;
+}
+
+/* repr(value) for a str or None (Python's own repr: its choice of quotes and escapes). */
+static int put_repr(PyObject *value) {
+    if (value != Py_None && !PyUnicode_Check(value)) {
+        PyErr_Format(PyExc_TypeError, "expected str or None, got %.80s", Py_TYPE(value)->tp_name);
+        return -1;
+    }
+    PyObject *text = PyObject_Repr(value);
+    if (text == NULL) {
+        return -1;
+    }
+    int done = put_utf8(text);
+    Py_DECREF(text);
+    return done;
+}
+
+/* Whether any of the 8 bytes of ``w`` makes a CSV cell quoted: a comma, a quote, \n or \r. */
+static inline int needs_quotes(uint64_t w) {
+    uint64_t comma = w ^ (ONES * ','), quote = w ^ (ONES * '"'), lf = w ^ (ONES * '\n'), cr = w ^ (ONES * '\r');
+    return (((comma - ONES) & ~comma) | ((quote - ONES) & ~quote) | ((lf - ONES) & ~lf) | ((cr - ONES) & ~cr)) &
+           HIGHS ? 1 : 0;
+}
+
+/* Finish the cell written from ``mark``: quoted, its quotes doubled, when it holds a comma, a quote
+   or a line break (csv_line's minimal quoting), then the comma or newline after it. */
+static int end_cell(Py_ssize_t mark, const char *after) {
+    Py_ssize_t i = mark, n = out.len;
+    int special = 0;
+    while (i + 8 <= n && !special) {
+        uint64_t w;
+        memcpy(&w, out.data + i, 8);
+        if (needs_quotes(w)) {
+            special = 1;
+        }
+        i += 8;
+    }
+    for (; i < n && !special; i++) {
+        char c = out.data[i];
+        special = c == ',' || c == '"' || c == '\n' || c == '\r';
+    }
+    if (special) {
+        Py_ssize_t quotes = 0;
+        for (i = mark; i < n; i++) {
+            quotes += out.data[i] == '"';
+        }
+        if (reserve(quotes + 2) < 0) {
+            return -1;
+        }
+        Py_ssize_t from = n, to = n + quotes + 2;  /* moved right from the end, quotes doubled on the way */
+        out.data[--to] = '"';
+        while (from > mark) {
+            char c = out.data[--from];
+            out.data[--to] = c;
+            if (c == '"') {
+                out.data[--to] = '"';
+            }
+        }
+        out.data[--to] = '"';
+        out.len = n + quotes + 2;
+    }
+    return put(after, 1);
+}
+
+/* A fact over family ids as the tuple repr the original's proof_state holds: (head's name, word, tail's name). */
+static int put_fact_tuple(PyObject *fact, const People *people, PyObject *names, PyObject *genders, PyObject *flat) {
+    if (!PyTuple_Check(fact) || PyTuple_GET_SIZE(fact) != 3) {
+        PyErr_SetString(PyExc_TypeError, "a fact is a tuple of three ints");
+        return -1;
+    }
+    Py_ssize_t a = story_index(people, PyTuple_GET_ITEM(fact, 0));
+    Py_ssize_t b = a < 0 ? -1 : story_index(people, PyTuple_GET_ITEM(fact, 2));
+    if (b < 0) {
+        return -1;
+    }
+    Py_ssize_t p = PyLong_AsSsize_t(PyTuple_GET_ITEM(fact, 1));
+    Py_ssize_t g = (p == -1 && PyErr_Occurred()) ? -1 : index_of(genders, b);
+    if (g == -1 && PyErr_Occurred()) {
+        return -1;
+    }
+    PyObject *head = item(names, a), *tail = item(names, b), *word = item(flat, 2 * p + g);
+    if (head == NULL || tail == NULL || word == NULL) {
+        return -1;
+    }
+    int done;
+    if ((done = PUT_LITERAL("(")) || (done = put_repr(head)) || (done = PUT_LITERAL(", ")) ||
+        (done = put_repr(word)) || (done = PUT_LITERAL(", ")) || (done = put_repr(tail))) {
+        return done;
+    }
+    return PUT_LITERAL(")");
+}
+
+/* repr(proof_state): [{goal: [fact, fact]}, ...] with each fact a named tuple. */
+static int put_proof_state(PyObject *proof, const People *people, PyObject *names, PyObject *genders,
+                           PyObject *flat) {
+    int done = PUT_LITERAL("[");
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(proof);
+    for (Py_ssize_t i = 0; i < n && done == 0; i++) {
+        PyObject *step = PySequence_Fast_GET_ITEM(proof, i);
+        if (!PyTuple_Check(step) || PyTuple_GET_SIZE(step) != 3) {
+            PyErr_SetString(PyExc_TypeError, "a proof step is a tuple (goal, fact, fact)");
+            return -1;
+        }
+        if ((i && (done = PUT_LITERAL(", "))) || (done = PUT_LITERAL("{")) ||
+            (done = put_fact_tuple(PyTuple_GET_ITEM(step, 0), people, names, genders, flat)) ||
+            (done = PUT_LITERAL(": [")) ||
+            (done = put_fact_tuple(PyTuple_GET_ITEM(step, 1), people, names, genders, flat)) ||
+            (done = PUT_LITERAL(", ")) ||
+            (done = put_fact_tuple(PyTuple_GET_ITEM(step, 2), people, names, genders, flat))) {
+            return done;
+        }
+        done = PUT_LITERAL("]}");
+    }
+    return done ? done : PUT_LITERAL("]");
+}
+
+/* repr of the story edges' (head, tail) pairs. */
+static int put_edge_pairs(PyObject *edges) {
+    int done = PUT_LITERAL("[");
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(edges);
+    for (Py_ssize_t i = 0; i < n && done == 0; i++) {
+        PyObject *e = PySequence_Fast_GET_ITEM(edges, i);
+        if (!PyTuple_Check(e) || PyTuple_GET_SIZE(e) != 4) {
+            PyErr_SetString(PyExc_TypeError, "an edge is a tuple (head, predicate, tail, noise kind)");
+            return -1;
+        }
+        if ((i && (done = PUT_LITERAL(", "))) || (done = PUT_LITERAL("(")) || (done = put_int(PyTuple_GET_ITEM(e, 0))) ||
+            (done = PUT_LITERAL(", ")) || (done = put_int(PyTuple_GET_ITEM(e, 2)))) {
+            return done;
+        }
+        done = PUT_LITERAL(")");
+    }
+    return done ? done : PUT_LITERAL("]");
+}
+
+/* repr of a list of strings. */
+static int put_str_list_repr(PyObject *words) {
+    int done = PUT_LITERAL("[");
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(words);
+    for (Py_ssize_t i = 0; i < n && done == 0; i++) {
+        if (!(i && (done = PUT_LITERAL(", ")))) {
+            done = put_repr(PySequence_Fast_GET_ITEM(words, i));
+        }
+    }
+    return done ? done : PUT_LITERAL("]");
+}
+
+/* name:gender pairs joined by commas. */
+static int put_genders(PyObject *names, PyObject *genders, PyObject *gender_words) {
+    int done = 0;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(names);
+    if (PySequence_Fast_GET_SIZE(genders) < n) {
+        n = PySequence_Fast_GET_SIZE(genders);
+    }
+    for (Py_ssize_t i = 0; i < n && done == 0; i++) {
+        Py_ssize_t g = index_of(genders, i);
+        PyObject *word = g == -1 && PyErr_Occurred() ? NULL : item(gender_words, g);
+        if (word == NULL) {
+            return -1;
+        }
+        (void)((i && (done = PUT_LITERAL(","))) || (done = put_utf8(PySequence_Fast_GET_ITEM(names, i))) ||
+               (done = PUT_LITERAL(":")) || (done = put_utf8(word)));
+    }
+    return done;
+}
+
+/* repr of {family id: story index}: people are distinct in every story (the generator checks it). */
+static int put_node_mapping(const People *people) {
+    int done = PUT_LITERAL("{");
+    char digits[24];
+    for (Py_ssize_t i = 0; i < people->n && done == 0; i++) {
+        int len = snprintf(digits, sizeof(digits), "%zd: %zd", people->ids[i], i);
+        (void)((i && (done = PUT_LITERAL(", "))) || (done = put(digits, len)));
+    }
+    return done ? done : PUT_LITERAL("}");
+}
+
+/* The CSV line: index, then csv_columns() of an example asking for a relation. */
+static int put_csv_line(PyObject *csv_index, PyObject *const *args, PyObject **seq, const People *people) {
+    PyObject *query = seq[A_QUERY], *names = seq[A_NAMES];
+    if (PySequence_Fast_GET_SIZE(query) != 2) {
+        PyErr_SetString(PyExc_ValueError, "the query is a pair");
+        return -1;
+    }
+    Py_ssize_t qa = PyLong_AsSsize_t(PySequence_Fast_GET_ITEM(query, 0));
+    Py_ssize_t qb = (qa == -1 && PyErr_Occurred()) ? -1 : PyLong_AsSsize_t(PySequence_Fast_GET_ITEM(query, 1));
+    if (qb == -1 && PyErr_Occurred()) {
+        return -1;
+    }
+    PyObject *head = item(names, qa), *tail = head == NULL ? NULL : item(names, qb);
+    PyObject *text_target = tail == NULL ? NULL : piece_field(args[A_TARGET_PIECE], 0);
+    if (text_target == NULL) {
+        return -1;
+    }
+    Py_ssize_t m;
+    int done;
+    (void)((done = put_int(csv_index)) || (done = PUT_LITERAL(",")) ||
+           (m = out.len, (done = put_utf8(args[A_ID])) || (done = end_cell(m, ","))) ||
+           (m = out.len, (done = put_utf8(args[A_STORY])) || (done = end_cell(m, ","))) ||
+           (m = out.len, (done = PUT_LITERAL("(")) || (done = put_repr(head)) || (done = PUT_LITERAL(", ")) ||
+            (done = put_repr(tail)) || (done = PUT_LITERAL(")")) || (done = end_cell(m, ","))) ||
+           (done = PUT_LITERAL(",")) ||  /* text_query: empty */
+           (m = out.len, (done = put_utf8(args[A_TARGET])) || (done = end_cell(m, ","))) ||
+           (m = out.len, (done = PUT_LITERAL("[")) || (done = put_repr(text_target)) || (done = PUT_LITERAL("]")) ||
+            (done = end_cell(m, ","))) ||
+           (m = out.len, (done = put_clean_story_utf8(seq[A_CLEAN_PIECES])) || (done = end_cell(m, ","))) ||
+           (m = out.len, (done = put_proof_state(seq[A_PROOF], people, names, seq[A_GENDERS], seq[A_FLAT])) ||
+            (done = end_cell(m, ","))) ||
+           (m = out.len, (done = put_utf8(args[A_PATTERN])) || (done = end_cell(m, ","))) ||
+           (m = out.len, (done = PUT_LITERAL("task_")) || (done = put_int(args[A_TASK])) ||
+            (done = PUT_LITERAL(".")) || (done = put_int(args[A_K])) || (done = end_cell(m, ","))) ||
+           (m = out.len, (done = put_edge_pairs(seq[A_EDGES])) || (done = end_cell(m, ","))) ||
+           (m = out.len, (done = put_str_list_repr(seq[A_WORDS])) || (done = end_cell(m, ","))) ||
+           (m = out.len, (done = PUT_LITERAL("(")) || (done = put_int(PySequence_Fast_GET_ITEM(query, 0))) ||
+            (done = PUT_LITERAL(", ")) || (done = put_int(PySequence_Fast_GET_ITEM(query, 1))) ||
+            (done = PUT_LITERAL(")")) || (done = end_cell(m, ","))) ||
+           (m = out.len, (done = put_genders(names, seq[A_GENDERS], seq[A_GENDER_WORDS])) ||
+            (done = end_cell(m, ","))) ||
+           (done = PUT_LITERAL(",")) ||  /* syn_story: empty */
+           (m = out.len, (done = put_node_mapping(people)) || (done = end_cell(m, ","))) ||
+           (m = out.len, (done = put_utf8(args[A_SPLIT])) || (done = end_cell(m, "\n"))));
+    return done;
+}
+
+/* The bytes of the line put_line or put_csv_line writes, None for text without a UTF-8 form, or
+   NULL on an error. */
+static PyObject *finished(int written) {
+    if (written == 0) {
+        return PyBytes_FromStringAndSize(out.data, out.len);
+    }
+    return written == -2 ? Py_NewRef(Py_None) : NULL;
+}
+
+/* example_lines(want_json, csv_index, *ARGS): (JSONL line or None, CSV line or None). */
+static PyObject *example_lines(PyObject *module, PyObject *const *all, Py_ssize_t nargs) {
     (void)module;
-    if (nargs != N_ARGS) {
-        PyErr_Format(PyExc_TypeError, "example_line takes %d arguments (%zd given)", N_ARGS, nargs);
+    if (nargs != N_ARGS + 2) {
+        PyErr_Format(PyExc_TypeError, "example_lines takes %d arguments (%zd given)", N_ARGS + 2, nargs);
         return NULL;
     }
+    int want_json = PyObject_IsTrue(all[0]);
+    if (want_json < 0) {
+        return NULL;
+    }
+    PyObject *csv_index = all[1];
+    PyObject *const *args = all + 2;
     PyObject *seq[N_ARGS] = {NULL};
-    PyObject *line = NULL;
+    PyObject *json = NULL, *csv = NULL, *lines = NULL;
     Py_ssize_t few[64];
     People people = {few, 0};
     Py_ssize_t i;
@@ -481,38 +756,50 @@ static PyObject *example_line(PyObject *module, PyObject *const *args, Py_ssize_
             goto done;
         }
     }
-    out.len = 0;
-    int written = put_line(args, seq, &people);
-    if (written == 0) {
-        line = PyBytes_FromStringAndSize(out.data, out.len);
-    } else if (written == -2) {  /* text without a UTF-8 form: the caller takes the record's way */
-        line = Py_NewRef(Py_None);
+    if (want_json) {
+        out.len = 0;
+        if ((json = finished(put_line(args, seq, &people))) == NULL) {
+            goto done;
+        }
+    } else {
+        json = Py_NewRef(Py_None);
     }
+    if (csv_index != Py_None) {
+        out.len = 0;
+        if ((csv = finished(put_csv_line(csv_index, args, seq, &people))) == NULL) {
+            goto done;
+        }
+    } else {
+        csv = Py_NewRef(Py_None);
+    }
+    lines = PyTuple_Pack(2, json, csv);
 done:
+    Py_XDECREF(json);
+    Py_XDECREF(csv);
     if (people.ids != few) {
         PyMem_Free(people.ids);
     }
     for (i = 0; i < N_SEQUENCES; i++) {
         Py_XDECREF(seq[SEQUENCES[i]]);
     }
-    return line;
+    return lines;
 }
 
 static PyMethodDef methods[] = {
-    {"example_line", (PyCFunction)(void (*)(void))example_line, METH_FASTCALL,
-     "example_line(id, split, task, k, noise, seed, index, names, genders, gender_words, edges, words, "
-     "pred_names, query, target, query_pred, pattern, heldout, proof, people, words_flat, story, "
-     "clean_pieces, target_piece, pieces) -> bytes or None\n\n"
-     "The JSONL line of a common example's record (see clutrr.io.rows.example_line), or None when a\n"
-     "string has no UTF-8 form."},
+    {"example_lines", (PyCFunction)(void (*)(void))example_lines, METH_FASTCALL,
+     "example_lines(want_json, csv_index, id, split, task, k, noise, seed, index, names, genders, gender_words,\n"
+     "edges, words, pred_names, query, target, query_pred, pattern, heldout, proof, people, words_flat, story,\n"
+     "clean_pieces, target_piece, pieces) -> (bytes or None, bytes or None)\n\n"
+     "A common example's JSONL line (when want_json) and CSV line with index csv_index (unless it is None):\n"
+     "see clutrr.io.rows.example_lines. A line whose text has no UTF-8 form is None."},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module_def = {
-    PyModuleDef_HEAD_INIT, "_jsonline", "A common example's JSONL line, written in C.", -1, methods,
+    PyModuleDef_HEAD_INIT, "_lines", "A common example's JSONL and CSV lines, written in C.", -1, methods,
     NULL, NULL, NULL, NULL,
 };
 
-PyMODINIT_FUNC PyInit__jsonline(void) {
+PyMODINIT_FUNC PyInit__lines(void) {
     return PyModule_Create(&module_def);
 }

@@ -1,4 +1,5 @@
-"""The C writer of a common example's JSONL line (clutrr/io/_jsonline.c) writes the record's bytes.
+"""The C writer of a common example's lines (clutrr/io/_lines.c) writes the bytes Python writes:
+the JSONL line of its record and the CSV line of its row.
 
 The suite runs the Python sources, where the module is not built; these tests compile it with the C
 compiler Python was built with (skipped when there is none) and load it from a temporary folder.
@@ -17,27 +18,41 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from clutrr.core.records import StoryRow
 from clutrr.io import rows
-from clutrr.io.rows import example_line, json_line
+from clutrr.io.csv_format import csv_line, row_fields
+from clutrr.io.rows import example_line, example_lines, json_line, row_cells
 from clutrr.story.example import GENDER_WORDS, edge_entry, named, person_entry, piece_entry
 from clutrr.story.generator import GeneratorConfig, make_example
 
-SOURCE = Path(__file__).resolve().parents[1] / "clutrr" / "io" / "_jsonline.c"
+SOURCE = Path(__file__).resolve().parents[1] / "clutrr" / "io" / "_lines.c"
 
 
 @pytest.fixture(scope="module")
-def writer(tmp_path_factory):
-    """The compiled module's ``example_line``."""
+def lines(tmp_path_factory):
+    """The compiled module's ``example_lines``."""
     cc = shlex.split(sysconfig.get_config_var("CC") or "cc")
     if not cc or shutil.which(cc[0]) is None:
         pytest.skip("no C compiler")
-    out = tmp_path_factory.mktemp("jsonline") / ("_jsonline" + sysconfig.get_config_var("EXT_SUFFIX"))
+    out = tmp_path_factory.mktemp("lines") / ("_lines" + sysconfig.get_config_var("EXT_SUFFIX"))
     subprocess.run([*cc, "-shared", "-fPIC", "-O2", "-Wall", "-Werror", "-I", sysconfig.get_paths()["include"],
                     str(SOURCE), "-o", str(out)], check=True, capture_output=True, timeout=120)
-    spec = importlib.util.spec_from_file_location("_jsonline", out)
+    spec = importlib.util.spec_from_file_location("_lines", out)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module.example_line
+    return module.example_lines
+
+
+@pytest.fixture(scope="module")
+def writer(lines):
+    """The JSONL line alone, from the writer's arguments."""
+    return lambda *args: lines(True, None, *args)[0]
+
+
+@pytest.fixture(scope="module")
+def csv_writer(lines):
+    """The CSV line alone (index 17), from the writer's arguments."""
+    return lambda *args: lines(False, 17, *args)[1]
 
 
 def record_of(args: tuple) -> dict:
@@ -61,6 +76,26 @@ def record_of(args: tuple) -> dict:
     }
 
 
+def csv_of(index: int, args: tuple) -> bytes:
+    """The CSV line ``Example.row`` and ``csv_line`` make from the writer's arguments."""
+    (id_, split, task, k, noise, seed, index_, names, genders, gender_words, edges, words, pred_names, query, target,
+     query_pred, pattern, heldout, proof, people, flat, story, clean_pieces, target_piece, pieces) = args
+    pos = [len(people)] * (max(people) + 1)
+    for i, q in enumerate(people):
+        pos[q] = i
+
+    def name(fact):
+        return tuple(named(fact, pos, names, genders, flat))
+    qa, qb = query
+    row = StoryRow(id=id_, story=story, query=(names[qa], names[qb]), target=target,
+                   clean_story=" ".join(p[0] for p in clean_pieces),
+                   proof_state=[{name(g): [name(f1), name(f2)]} for g, f1, f2 in proof], f_comb=pattern,
+                   task_name=f"task_{task}.{k}", story_edges=[(a, b) for a, _, b, _ in edges], edge_types=words,
+                   query_edge=(qa, qb), genders=[(n, gender_words[g]) for n, g in zip(names, genders)],
+                   node_mapping={p: i for i, p in enumerate(people)}, task_split=split, text_target=[target_piece[0]])
+    return csv_line([index, *row_fields(row)]).encode()
+
+
 text = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=40)
 ints = st.integers(min_value=-(2 ** 70), max_value=2 ** 70)
 
@@ -80,7 +115,8 @@ def arguments(draw) -> tuple:
     words = draw(st.lists(text, min_size=len(edges), max_size=len(edges)))
     piece = st.tuples(text, text, st.one_of(st.tuples(st.integers(0, 9)), st.builds(range, st.integers(0, 5))))
     return (draw(text), draw(text), draw(ints), draw(ints), draw(text), draw(ints), draw(ints), names, genders,
-            list(GENDER_WORDS), edges, words, pred_names, (draw(ints), draw(ints)), draw(text),
+            list(GENDER_WORDS), edges, words, pred_names, (draw(st.integers(0, n - 1)), draw(st.integers(0, n - 1))),
+            draw(text),
             draw(pred), draw(text), draw(st.booleans()), draw(st.lists(st.tuples(fact, fact, fact), max_size=3)),
             list(people), flat, draw(text), draw(st.lists(piece, max_size=3)), draw(piece),
             draw(st.lists(piece, max_size=4)))
@@ -92,6 +128,20 @@ def test_the_line_is_the_records_json(writer, args):
     """Any text (quotes, backslashes, control characters, non-ASCII), ints beyond 64 bits, words
     missing for a gender (null), ranges and tuples of edges: the bytes of json_line(record)."""
     assert writer(*args) == json_line(record_of(args))
+
+
+@settings(max_examples=300, deadline=None)
+@given(arguments())
+def test_the_csv_line_is_the_rows(csv_writer, args):
+    """Any text (commas, quotes and line breaks that make a cell quoted, characters repr escapes),
+    ints beyond 64 bits, words missing for a gender (None): the bytes of csv_line of the row."""
+    assert csv_writer(*args) == csv_of(17, args)
+
+
+def test_both_lines_at_once_and_neither(lines):
+    args = plain_arguments()
+    assert lines(True, 5, *args) == (json_line(record_of(tuple(args))), csv_of(5, tuple(args)))
+    assert lines(False, None, *args) == (None, None)
 
 
 def plain_arguments() -> list:
@@ -107,10 +157,10 @@ def test_plain_arguments_give_the_records_line(writer):
     assert writer(*args) == json_line(record_of(tuple(args)))
 
 
-def test_text_without_utf8_gives_none_and_the_caller_builds_the_record(writer):
+def test_text_without_utf8_gives_none_and_the_caller_builds_the_lines(lines):
     args = plain_arguments()
     args[21] = "a lone surrogate \ud800"  # the story
-    assert writer(*args) is None
+    assert lines(True, 3, *args) == (None, None)
 
 
 def test_a_proof_naming_someone_outside_the_story_is_an_index_error(writer):
@@ -131,15 +181,24 @@ def test_wrong_types_are_type_errors_not_crashes(writer):
 
 
 @pytest.mark.parametrize("k,noise", [(2, "all"), (3, "none"), (10, "all"), (4, "connected"), (1, "irrelevant")])
-def test_generated_examples_lines_equal_their_records(writer, monkeypatch, k, noise):
-    """Through example_line, with the writer in place, as the compiled wheel runs it."""
-    monkeypatch.setattr(rows, "_WRITE_LINE", writer)
+def test_generated_examples_lines_equal_their_record_and_row(lines, monkeypatch, k, noise):
+    """Through example_lines, with the writer in place, as the compiled wheel runs it."""
+    monkeypatch.setattr(rows, "_C_LINES", lines)
     config = GeneratorConfig()
     for index in range(60 if k < 10 else 10):
         ex = make_example(config, k, noise, 11, index, "train", 0)
-        line = example_line(ex)
-        assert ex._record is None, "the record was built for a common example"
-        assert line == json_line(ex.record)
+        json, csv = example_lines(ex, True, index)
+        assert ex._record is None and ex._row is None, "the record or row was built for a common example"
+        assert json == json_line(ex.record) == example_line(ex)
+        assert csv == csv_line([index, *row_cells(ex)]).encode()
+
+
+def test_examples_of_other_forms_take_pythons_way(lines, monkeypatch):
+    """A question form, difficulty or kinship terms: the lines are Python's, from the record and row."""
+    monkeypatch.setattr(rows, "_C_LINES", lines)
+    for config in (GeneratorConfig(question="mixed"), GeneratorConfig(difficulty=True)):
+        ex = make_example(config, 3, "all", 11, 4, "train", 0)
+        assert example_lines(ex, True, 4) == (json_line(ex.record), csv_line([4, *row_cells(ex)]).encode())
 
 
 def test_a_story_of_many_people(writer):
