@@ -2,8 +2,9 @@
 
 A wheel (``pip install .``, ``pip wheel .``, ``python -m build``) has the modules in ``HOT``
 compiled by mypyc, which the backend asks the build front end for (pinned, ``MYPY_PIN``) only
-then. ``CLUTRR_PURE=1``, no C compiler, or a compile that fails for any reason gives a pure-Python
-wheel instead (one line on stderr says why), never a failed install. An editable install
+then, and the C extensions of ``C_SOURCES`` built beside them. ``CLUTRR_PURE=1``, no C
+compiler, or a compile that fails for any reason gives a pure-Python wheel instead (one line on
+stderr says why), never a failed install. An editable install
 (``pip install -e .``) is always pure: compiled files next to the sources would shadow edits.
 """
 from __future__ import annotations
@@ -42,6 +43,10 @@ HOT = (
     "clutrr/core/closed_among.py",
     "clutrr/core/large_family.py",
 )
+# Extension modules written in C, by module name: built beside the mypyc modules (and only then).
+C_SOURCES = {
+    "clutrr.core._mtseed": "clutrr/core/_mtseed.c",  # random.Random(n)'s state, seeded faster (core/draws.py)
+}
 _KIND = "CLUTRR_BUILD_KIND"  # "wheel" while this backend builds a wheel (setup.py reads it)
 _BASE = "CLUTRR_BUILD_BASE"  # a wheel build's own temporary build folder (never ./build: no stale files)
 
@@ -79,11 +84,19 @@ def ext_modules(root: str) -> list:
         return []
     paths = [os.path.relpath(os.path.join(root, p)) for p in HOT]
     try:
-        return mypycify([*paths, "--follow-imports=silent", "--ignore-missing-imports"], opt_level="3",
-                        debug_level="0", target_dir=os.path.join(build_base(), "mypyc"))
+        compiled = mypycify([*paths, "--follow-imports=silent", "--ignore-missing-imports"], opt_level="3",
+                            debug_level="0", target_dir=os.path.join(build_base(), "mypyc"))
     except (Exception, SystemExit) as exc:  # a type error, an unsupported construct: build it pure
         _say(f"pure-Python wheel: mypyc failed ({exc!r})")
         return []
+    return [*compiled, *c_extensions(root)]
+
+
+def c_extensions(root: str) -> list:
+    """The setuptools extensions of :data:`C_SOURCES` (plain C against the CPython API)."""
+    from setuptools import Extension
+
+    return [Extension(name, [os.path.relpath(os.path.join(root, source))]) for name, source in C_SOURCES.items()]
 
 
 def build_base() -> str:
