@@ -2,8 +2,9 @@
 
 A wheel (``pip install .``, ``pip wheel .``, ``python -m build``) has the modules in ``HOT``
 compiled by mypyc, which the backend asks the build front end for (pinned, ``MYPY_PIN``) only
-then. ``CLUTRR_PURE=1``, no C compiler, or a compile that fails for any reason gives a pure-Python
-wheel instead (one line on stderr says why), never a failed install. An editable install
+then, and the C extensions of ``C_MODULES`` built beside them. ``CLUTRR_PURE=1``, no C
+compiler, or a compile that fails for any reason gives a pure-Python wheel instead (one line on
+stderr says why), never a failed install. An editable install
 (``pip install -e .``) is always pure: compiled files next to the sources would shadow edits.
 """
 from __future__ import annotations
@@ -45,6 +46,7 @@ HOT = (
 # C modules built beside the mypyc ones, for what mypyc compiles to generic calls: each is optional,
 # and the code that uses it falls back to Python when it is missing (a pure wheel, an editable install).
 C_MODULES = {
+    "clutrr.core._mtseed": "clutrr/core/_mtseed.c",  # random.Random(n)'s state, seeded faster (core/draws.py)
     "clutrr.io._lines": "clutrr/io/_lines.c",  # a common example's JSONL and CSV lines, straight into bytes
 }
 _KIND = "CLUTRR_BUILD_KIND"  # "wheel" while this backend builds a wheel (setup.py reads it)
@@ -89,11 +91,14 @@ def ext_modules(root: str) -> list:
     except (Exception, SystemExit) as exc:  # a type error, an unsupported construct: build it pure
         _say(f"pure-Python wheel: mypyc failed ({exc!r})")
         return []
+    return [*compiled, *c_extensions(root)]
+
+
+def c_extensions(root: str) -> list:
+    """The setuptools extensions of :data:`C_MODULES` (plain C against the CPython API)."""
     from setuptools import Extension
 
-    c_modules = [Extension(name, [os.path.relpath(os.path.join(root, source))])
-                 for name, source in C_MODULES.items()]
-    return [*compiled, *c_modules]
+    return [Extension(name, [os.path.relpath(os.path.join(root, source))]) for name, source in C_MODULES.items()]
 
 
 def build_base() -> str:

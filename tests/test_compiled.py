@@ -63,9 +63,6 @@ def test_the_wheel_holds_every_hot_module_compiled(compiled_tree, tmp_path):
         module = Path(source)
         assert list((compiled_tree / module.parent).glob(f"{module.stem}.*.so")), f"{source} is not compiled"
         assert (compiled_tree / module).is_file(), f"{source}: the wheel keeps the source beside it"
-    for name in C_MODULES:
-        *package, stem = name.split(".")
-        assert list((compiled_tree / Path(*package)).glob(f"{stem}.*.so")), f"{name} is not built"
     assert run(compiled_tree, "--version", cwd=tmp_path).stdout.endswith("(compiled)\n")
     assert run(None, "--version", cwd=tmp_path).stdout.endswith("(pure Python)\n")
     line_writer = ("-c", "from clutrr.io import rows; print(rows._C_LINES is not None)")
@@ -74,6 +71,35 @@ def test_the_wheel_holds_every_hot_module_compiled(compiled_tree, tmp_path):
     flag = ("-c", "import clutrr; print(clutrr.compiled)")
     assert run(compiled_tree, *flag, cwd=tmp_path, cli=False).stdout == "True\n"
     assert run(None, *flag, cwd=tmp_path, cli=False).stdout == "False\n"
+
+
+SEEDS = """
+import pickle, random
+from clutrr.core import draws
+assert draws._C_SEEDED is not None, "the C seeder is missing or failed its guard"
+r = random.Random(2024)
+seeds = [0, *(r.getrandbits(r.randint(1, 300)) * r.choice((1, -1)) for _ in range(10_000))]
+for n in seeds:
+    ours, theirs = draws.seeded(n), random.Random(n)
+    assert type(ours) is draws.SeededRandom and ours.getstate() == theirs.getstate(), n
+    assert (ours.random(), ours.getrandbits(70), ours.randrange(1000)) == (
+        theirs.random(), theirs.getrandbits(70), theirs.randrange(1000)), n
+    back = pickle.loads(pickle.dumps(draws.seeded(n)))
+    assert type(back) is draws.SeededRandom and back.random() == random.Random(n).random(), n
+print(len(seeds), len({n.bit_length() for n in seeds}), sum(n < 0 for n in seeds) > 4000)
+"""
+
+
+def test_the_wheel_seeds_by_its_c_module_as_random_random(compiled_tree, tmp_path):
+    """The C modules are in the wheel, with their sources; ``draws.seeded`` uses ``_mtseed`` and
+    gives ``random.Random(n)``'s state, draws and pickles for 10,001 seeds (0, and 1 to 300 bits
+    of either sign: 301 bit lengths)."""
+    for name, source in C_MODULES.items():
+        package, _, stem = name.rpartition(".")
+        assert list((compiled_tree / package.replace(".", "/")).glob(f"{stem}.*.so")), f"{name} is not built"
+        assert (compiled_tree / source).is_file()
+    done = run(compiled_tree, "-c", SEEDS, cwd=tmp_path, cli=False)
+    assert done.stdout == "10001 301 True\n", done.stderr[-2000:]
 
 
 def _stale_bytecode(source: Path) -> bool:

@@ -63,10 +63,38 @@ def random_bit(mask: int, rand: Callable[[], float]) -> int:
     return (mask & -mask).bit_length() - 1
 
 
+GUARD_SEEDS: Final = (0, 1, 2**32 - 1, 2**32, 2**64 + 5, -7, 3**126)  # the last has 200 bits
+
+
+def c_seeder() -> Callable[[type, int], random.Random] | None:
+    """``clutrr.core._mtseed.new_seeded`` (``new_seeded(cls, n)``: a new ``cls`` with the state of
+    ``random.Random(n)``, seeded from a copy of the state every seed starts from) if the extension
+    was built, loads (it checks ``_random.Random``'s size) and gives ``random.Random(n)``'s state
+    for each of :data:`GUARD_SEEDS` without raising; else None (a pure wheel, an editable install)."""
+    try:
+        from clutrr.core._mtseed import new_seeded
+    except ImportError:
+        return None
+    try:
+        for n in GUARD_SEEDS:
+            rng = new_seeded(SeededRandom, n)
+            if type(rng) is not SeededRandom or rng.getstate() != random.Random(n).getstate():
+                return None
+    except Exception:  # noqa: BLE001  (whatever a broken build raises: the Python seed is always right)
+        return None
+    return new_seeded
+
+
+_C_SEEDED: Final = c_seeder()
+
+
 def seeded(n: int) -> random.Random:
-    """``random.Random(n)`` for an int ``n``: the same state and draws, seeded once by the C seed
-    (``Random.__init__`` and ``Random.seed`` run Python code around that call, per story), as a
-    :class:`SeededRandom` (``Random.seed`` also sets ``gauss_next`` to None: the class's value)."""
+    """``random.Random(n)`` for an int ``n``: the same state and draws, as a :class:`SeededRandom`
+    (``Random.seed`` also sets ``gauss_next`` to None: the class's value), made without the Python
+    code ``Random.__init__`` and ``Random.seed`` run around the C seed. By :func:`c_seeder`'s
+    extension when it passed its check, else by ``_random.Random.seed``."""
+    if _C_SEEDED is not None:
+        return _C_SEEDED(_RANDOM, n)
     rng: random.Random = _new(_RANDOM)
     _seed(rng, n)
     return rng
