@@ -656,7 +656,7 @@ static int put_genders(PyObject *names, PyObject *genders, PyObject *gender_word
 /* repr of {family id: story index}: people are distinct in every story (the generator checks it). */
 static int put_node_mapping(const People *people) {
     int done = PUT_LITERAL("{");
-    char digits[24];
+    char digits[48];  /* two 64-bit ints in decimal, signs and ": " */
     for (Py_ssize_t i = 0; i < people->n && done == 0; i++) {
         int len = snprintf(digits, sizeof(digits), "%zd: %zd", people->ids[i], i);
         (void)((i && (done = PUT_LITERAL(", "))) || (done = put(digits, len)));

@@ -99,20 +99,20 @@ def example_lines(ex: Example, jsonl: bool, csv_index: int | None) -> tuple[byte
     context, difficulty or kinship terms) are written in C from the example's own fields, without
     building its record or CSV row: their dicts, lists and literals cost more to make, write and free
     than the lines themselves."""
-    json: bytes | None = None
-    csv: bytes | None = None
+    json_bytes: bytes | None = None
+    csv_bytes: bytes | None = None
     if _C_LINES is not None and ex.question is None and ex.context is None and not ex.with_difficulty \
             and not ex.kb.system:
         kb = ex.kb
-        json, csv = _C_LINES(jsonl, csv_index, ex.id, ex.split, ex.task, ex.k, ex.noise_kind, ex.seed, ex.index,
-                             ex.names, ex.genders, GENDER_WORDS, ex.edges, ex.words, kb.pred_names, ex.query,
-                             ex.target, ex.query_pred, ex.pattern, ex.heldout, ex.proof, ex.people, kb_words(kb).flat,
-                             ex.story, ex.clean_pieces, ex.target_piece, ex.pieces)
-    if jsonl and json is None:
-        json = json_line(ex.record)
-    if csv_index is not None and csv is None:
-        csv = csv_line([csv_index, *row_cells(ex)]).encode()
-    return json, csv
+        json_bytes, csv_bytes = _C_LINES(
+            jsonl, csv_index, ex.id, ex.split, ex.task, ex.k, ex.noise_kind, ex.seed, ex.index, ex.names, ex.genders,
+            GENDER_WORDS, ex.edges, ex.words, kb.pred_names, ex.query, ex.target, ex.query_pred, ex.pattern,
+            ex.heldout, ex.proof, ex.people, kb_words(kb).flat, ex.story, ex.clean_pieces, ex.target_piece, ex.pieces)
+    if jsonl and json_bytes is None:
+        json_bytes = json_line(ex.record)
+    if csv_index is not None and csv_bytes is None:
+        csv_bytes = csv_line([csv_index, *row_cells(ex)]).encode()
+    return json_bytes, csv_bytes
 
 
 def example_line(ex: Example) -> bytes:
