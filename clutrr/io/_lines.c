@@ -66,22 +66,33 @@ static inline int needs_escape(uint64_t w) {
     return (((w - ONES * 0x20) & ~w) | ((quote - ONES) & ~quote) | ((backslash - ONES) & ~backslash)) & HIGHS ? 1 : 0;
 }
 
+/* A string's UTF-8 bytes (kept by the string) and their count; NULL with *status -2 when the text
+   has no UTF-8 form (the error cleared), or -1 on another error. */
+static const char *utf8_of(PyObject *text, Py_ssize_t *n, int *status) {
+    if (!PyUnicode_Check(text)) {
+        PyErr_Format(PyExc_TypeError, "expected str, got %.80s", Py_TYPE(text)->tp_name);
+        *status = -1;
+        return NULL;
+    }
+    const char *s = PyUnicode_AsUTF8AndSize(text, n);
+    if (s == NULL) {
+        *status = PyErr_ExceptionMatches(PyExc_UnicodeEncodeError) ? -2 : -1;
+        if (*status == -2) {
+            PyErr_Clear();
+        }
+    }
+    return s;
+}
+
 /* A JSON string's contents, without its quotes: quotes, backslashes and control characters
    escaped as the json module and orjson escape them; everything else copied as UTF-8. Returns -2
    when the text has no UTF-8 form (the error is cleared), -1 on another error. */
 static int put_escaped(PyObject *text) {
-    if (!PyUnicode_Check(text)) {
-        PyErr_Format(PyExc_TypeError, "expected str, got %.80s", Py_TYPE(text)->tp_name);
-        return -1;
-    }
     Py_ssize_t n;
-    const char *s = PyUnicode_AsUTF8AndSize(text, &n);
+    int status;
+    const char *s = utf8_of(text, &n, &status);
     if (s == NULL) {
-        if (PyErr_ExceptionMatches(PyExc_UnicodeEncodeError)) {
-            PyErr_Clear();
-            return -2;
-        }
-        return -1;
+        return status;
     }
     /* at most six bytes per input byte (\u00XX) */
     if (reserve(6 * n) < 0) {
@@ -243,32 +254,41 @@ static Py_ssize_t story_index(const People *people, PyObject *person) {
     return -1;
 }
 
-/* A fact over family ids, named: [head's name, the relation word, tail's name]. */
-static int put_named(PyObject *fact, const People *people, PyObject *names, PyObject *genders, PyObject *flat) {
+/* A fact over family ids, named: its head's name, its relation word (None when the KB has none for
+   the tail's gender) and its tail's name. */
+typedef struct {
+    PyObject *head, *word, *tail;  /* borrowed */
+} Named;
+
+static int name_fact(PyObject *fact, const People *people, PyObject *names, PyObject *genders, PyObject *flat,
+                     Named *named) {
     if (!PyTuple_Check(fact) || PyTuple_GET_SIZE(fact) != 3) {
         PyErr_SetString(PyExc_TypeError, "a fact is a tuple of three ints");
         return -1;
     }
     Py_ssize_t a = story_index(people, PyTuple_GET_ITEM(fact, 0));
-    if (a < 0) {
-        return -1;
-    }
-    Py_ssize_t b = story_index(people, PyTuple_GET_ITEM(fact, 2));
+    Py_ssize_t b = a < 0 ? -1 : story_index(people, PyTuple_GET_ITEM(fact, 2));
     if (b < 0) {
         return -1;
     }
     Py_ssize_t p = PyLong_AsSsize_t(PyTuple_GET_ITEM(fact, 1));
-    Py_ssize_t g = index_of(genders, b);
-    if ((p == -1 || g == -1) && PyErr_Occurred()) {
+    Py_ssize_t g = (p == -1 && PyErr_Occurred()) ? -1 : index_of(genders, b);
+    if (g == -1 && PyErr_Occurred()) {
         return -1;
     }
-    PyObject *head = item(names, a), *tail = item(names, b), *word = item(flat, 2 * p + g);
-    if (head == NULL || tail == NULL || word == NULL) {
-        return -1;
-    }
+    named->head = item(names, a);
+    named->tail = named->head == NULL ? NULL : item(names, b);
+    named->word = named->tail == NULL ? NULL : item(flat, 2 * p + g);
+    return named->word == NULL ? -1 : 0;
+}
+
+/* A named fact as the record writes it: [head's name, word, tail's name]. */
+static int put_named(PyObject *fact, const People *people, PyObject *names, PyObject *genders, PyObject *flat) {
+    Named f;
     int done;
-    if ((done = PUT_LITERAL("[")) || (done = put_str(head)) || (done = PUT_LITERAL(",")) ||
-        (done = put_str_or_null(word)) || (done = PUT_LITERAL(",")) || (done = put_str(tail))) {
+    if ((done = name_fact(fact, people, names, genders, flat, &f)) || (done = PUT_LITERAL("[")) ||
+        (done = put_str(f.head)) || (done = PUT_LITERAL(",")) || (done = put_str_or_null(f.word)) ||
+        (done = PUT_LITERAL(",")) || (done = put_str(f.tail))) {
         return done;
     }
     return PUT_LITERAL("]");
@@ -296,6 +316,16 @@ static int put_people(PyObject *names, PyObject *genders, PyObject *gender_words
     return done ? done : PUT_LITERAL("]");
 }
 
+/* Story edge i, a tuple (head, predicate, tail, noise kind); NULL with a TypeError otherwise. */
+static PyObject *edge_at(PyObject *edges, Py_ssize_t i) {
+    PyObject *e = PySequence_Fast_GET_ITEM(edges, i);
+    if (!PyTuple_Check(e) || PyTuple_GET_SIZE(e) != 4) {
+        PyErr_SetString(PyExc_TypeError, "an edge is a tuple (head, predicate, tail, noise kind)");
+        return NULL;
+    }
+    return e;
+}
+
 static int put_edges(PyObject *edges, PyObject *words, PyObject *pred_names) {
     int done = PUT_LITERAL(",\"edges\":[");
     Py_ssize_t n = PySequence_Fast_GET_SIZE(edges);
@@ -303,9 +333,8 @@ static int put_edges(PyObject *edges, PyObject *words, PyObject *pred_names) {
         n = PySequence_Fast_GET_SIZE(words);
     }
     for (Py_ssize_t i = 0; i < n && done == 0; i++) {
-        PyObject *e = PySequence_Fast_GET_ITEM(edges, i);
-        if (!PyTuple_Check(e) || PyTuple_GET_SIZE(e) != 4) {
-            PyErr_SetString(PyExc_TypeError, "an edge is a tuple (head, predicate, tail, noise kind)");
+        PyObject *e = edge_at(edges, i);
+        if (e == NULL) {
             return -1;
         }
         Py_ssize_t p = PyLong_AsSsize_t(PyTuple_GET_ITEM(e, 1));
@@ -459,20 +488,10 @@ static int put_line(PyObject *const *args, PyObject **seq, const People *people)
 
 /* A string's UTF-8 bytes as they are (-2 when it has none, the error cleared). */
 static int put_utf8(PyObject *text) {
-    if (!PyUnicode_Check(text)) {
-        PyErr_Format(PyExc_TypeError, "expected str, got %.80s", Py_TYPE(text)->tp_name);
-        return -1;
-    }
     Py_ssize_t n;
-    const char *s = PyUnicode_AsUTF8AndSize(text, &n);
-    if (s == NULL) {
-        if (PyErr_ExceptionMatches(PyExc_UnicodeEncodeError)) {
-            PyErr_Clear();
-            return -2;
-        }
-        return -1;
-    }
-    return put(s, n);
+    int status;
+    const char *s = utf8_of(text, &n, &status);
+    return s == NULL ? status : put(s, n);
 }
 
 /* The chain's pieces' texts joined by spaces, as they are (a CSV cell). */
@@ -551,29 +570,13 @@ static int end_cell(Py_ssize_t mark, const char *after) {
     return put(after, 1);
 }
 
-/* A fact over family ids as the tuple repr the original's proof_state holds: (head's name, word, tail's name). */
+/* A named fact as the original's proof_state holds it: the tuple (head's name, word, tail's name). */
 static int put_fact_tuple(PyObject *fact, const People *people, PyObject *names, PyObject *genders, PyObject *flat) {
-    if (!PyTuple_Check(fact) || PyTuple_GET_SIZE(fact) != 3) {
-        PyErr_SetString(PyExc_TypeError, "a fact is a tuple of three ints");
-        return -1;
-    }
-    Py_ssize_t a = story_index(people, PyTuple_GET_ITEM(fact, 0));
-    Py_ssize_t b = a < 0 ? -1 : story_index(people, PyTuple_GET_ITEM(fact, 2));
-    if (b < 0) {
-        return -1;
-    }
-    Py_ssize_t p = PyLong_AsSsize_t(PyTuple_GET_ITEM(fact, 1));
-    Py_ssize_t g = (p == -1 && PyErr_Occurred()) ? -1 : index_of(genders, b);
-    if (g == -1 && PyErr_Occurred()) {
-        return -1;
-    }
-    PyObject *head = item(names, a), *tail = item(names, b), *word = item(flat, 2 * p + g);
-    if (head == NULL || tail == NULL || word == NULL) {
-        return -1;
-    }
+    Named f;
     int done;
-    if ((done = PUT_LITERAL("(")) || (done = put_repr(head)) || (done = PUT_LITERAL(", ")) ||
-        (done = put_repr(word)) || (done = PUT_LITERAL(", ")) || (done = put_repr(tail))) {
+    if ((done = name_fact(fact, people, names, genders, flat, &f)) || (done = PUT_LITERAL("(")) ||
+        (done = put_repr(f.head)) || (done = PUT_LITERAL(", ")) || (done = put_repr(f.word)) ||
+        (done = PUT_LITERAL(", ")) || (done = put_repr(f.tail))) {
         return done;
     }
     return PUT_LITERAL(")");
@@ -608,9 +611,8 @@ static int put_edge_pairs(PyObject *edges) {
     int done = PUT_LITERAL("[");
     Py_ssize_t n = PySequence_Fast_GET_SIZE(edges);
     for (Py_ssize_t i = 0; i < n && done == 0; i++) {
-        PyObject *e = PySequence_Fast_GET_ITEM(edges, i);
-        if (!PyTuple_Check(e) || PyTuple_GET_SIZE(e) != 4) {
-            PyErr_SetString(PyExc_TypeError, "an edge is a tuple (head, predicate, tail, noise kind)");
+        PyObject *e = edge_at(edges, i);
+        if (e == NULL) {
             return -1;
         }
         if ((i && (done = PUT_LITERAL(", "))) || (done = PUT_LITERAL("(")) || (done = put_int(PyTuple_GET_ITEM(e, 0))) ||
