@@ -30,7 +30,10 @@ from clutrr.pipeline.spec import task_size
 from clutrr.pipeline.tasks import TaskContext, add_counts, kinship, run_task
 
 BYTE_PIECES = ("csv", "jsonl")  # formats whose shard file is its pieces' bytes end to end (Parquet is not)
-JOIN_CHUNK = 1 << 22  # bytes the driver reads at a time when it joins pieces
+# bytes the driver reads, hashes and writes at a time when it joins pieces: small enough to stay in the
+# core's own cache through the three passes (a compiled --workers 2 run copied 4 MB chunks into the
+# shard's file several times slower: docs/speed.md, "Parallel runs")
+JOIN_CHUNK = 1 << 16
 
 
 def write_piece(ctx: TaskContext, piece: Piece) -> dict:
@@ -97,8 +100,8 @@ class PieceJoiner:
         self._work, self._ctx = work, ctx
         self.formats = tuple(f for f in ctx.formats if f in BYTE_PIECES)
         self._open: dict[Shard, dict[str, TextShard]] = {}
-        # one buffer for every read (no fresh pages per chunk), made on the first piece: zeroing its
-        # 4 MB costs milliseconds, and most runs cut no shard into pieces
+        # one buffer for every read (no fresh pages per chunk), made on the first piece (most runs cut
+        # no shard into pieces)
         self._buffer: bytearray | None = None
 
     def add(self, piece: Piece) -> dict[str, str] | None:
