@@ -212,26 +212,6 @@ static Py_ssize_t index_of(PyObject *fast, Py_ssize_t i) {
     return x == NULL ? -1 : PyLong_AsSsize_t(x);
 }
 
-/* The JSON list of a sequence of ints (a piece's edges: a tuple or a range). */
-static int put_int_list(PyObject *seq) {
-    PyObject *fast = PySequence_Fast(seq, "expected a sequence");
-    if (fast == NULL) {
-        return -1;
-    }
-    int done = PUT_LITERAL("[");
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
-    for (Py_ssize_t i = 0; i < n && done == 0; i++) {
-        if (i) {
-            done = PUT_LITERAL(",");
-        }
-        if (done == 0) {
-            done = put_int(PySequence_Fast_GET_ITEM(fast, i));
-        }
-    }
-    Py_DECREF(fast);
-    return done ? done : PUT_LITERAL("]");
-}
-
 /* The story's people as family ids, in story order. */
 typedef struct {
     Py_ssize_t *ids;
@@ -294,26 +274,84 @@ static int put_named(PyObject *fact, const People *people, PyObject *names, PyOb
     return PUT_LITERAL("]");
 }
 
-static int put_people(PyObject *names, PyObject *genders, PyObject *gender_words) {
-    int done = PUT_LITERAL("\"people\":[");
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(names);
-    if (PySequence_Fast_GET_SIZE(genders) < n) {  /* zip stops at the shorter */
-        n = PySequence_Fast_GET_SIZE(genders);
-    }
+/* The line's arguments, its sequences as lists or tuples, and its people: what the writers of
+   list items read. */
+enum {
+    A_ID, A_SPLIT, A_TASK, A_K, A_NOISE, A_SEED, A_INDEX, A_NAMES, A_GENDERS, A_GENDER_WORDS, A_EDGES, A_WORDS,
+    A_PRED_NAMES, A_QUERY, A_TARGET, A_QUERY_PRED, A_PATTERN, A_HELDOUT, A_PROOF, A_PEOPLE, A_FLAT, A_STORY,
+    A_CLEAN_PIECES, A_TARGET_PIECE, A_PIECES, N_ARGS
+};
+
+/* The sequences among the arguments, each turned into a list or tuple once. */
+static const int SEQUENCES[] = {A_NAMES, A_GENDERS, A_GENDER_WORDS, A_EDGES, A_WORDS, A_PRED_NAMES, A_QUERY,
+                                A_PROOF, A_PEOPLE, A_FLAT, A_CLEAN_PIECES, A_PIECES};
+#define N_SEQUENCES ((int)(sizeof(SEQUENCES) / sizeof(SEQUENCES[0])))
+
+typedef struct {
+    PyObject *const *args;
+    PyObject **seq; /* by argument, for those in SEQUENCES */
+    const People *people;
+} Line;
+
+/* Writes item i of a list; ``with`` is what it reads (a Line, or one sequence). */
+typedef int (*PutItem)(const void *with, Py_ssize_t i);
+
+static int put_text(const char *text) {
+    return put(text, (Py_ssize_t)strlen(text));
+}
+
+/* n items between ``open`` and ``close``, ``sep`` between two, each written by ``put_item``. */
+static int put_items(Py_ssize_t n, const char *open, const char *sep, const char *close, PutItem put_item,
+                     const void *with) {
+    int done = put_text(open);
     for (Py_ssize_t i = 0; i < n && done == 0; i++) {
-        Py_ssize_t g = index_of(genders, i);
-        PyObject *word = g == -1 && PyErr_Occurred() ? NULL : item(gender_words, g);
-        if (word == NULL) {
-            return -1;
+        if (i == 0 || (done = put_text(sep)) == 0) {
+            done = put_item(with, i);
         }
-        if ((i && (done = PUT_LITERAL(","))) || (done = PUT_LITERAL("{\"name\":")) ||
-            (done = put_str(PySequence_Fast_GET_ITEM(names, i))) || (done = PUT_LITERAL(",\"gender\":")) ||
-            (done = put_str(word))) {
-            return done;
-        }
-        done = PUT_LITERAL("}");
     }
-    return done ? done : PUT_LITERAL("]");
+    return done ? done : put_text(close);
+}
+
+/* The shorter length of two sequences (what zip pairs). */
+static Py_ssize_t shorter(PyObject *a, PyObject *b) {
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(a), m = PySequence_Fast_GET_SIZE(b);
+    return n < m ? n : m;
+}
+
+/* Item i of a list or tuple of ints, as JSON and repr write it. */
+static int put_int_item(const void *fast, Py_ssize_t i) {
+    return put_int(PySequence_Fast_GET_ITEM((PyObject *)fast, i));
+}
+
+/* The JSON list of a sequence of ints (a piece's edges: a tuple or a range). */
+static int put_int_list(PyObject *seq) {
+    PyObject *fast = PySequence_Fast(seq, "expected a sequence");
+    if (fast == NULL) {
+        return -1;
+    }
+    int done = put_items(PySequence_Fast_GET_SIZE(fast), "[", ",", "]", put_int_item, fast);
+    Py_DECREF(fast);
+    return done;
+}
+
+/* The gender word of story person i. */
+static PyObject *gender_word(const Line *line, Py_ssize_t i) {
+    Py_ssize_t g = index_of(line->seq[A_GENDERS], i);
+    return g == -1 && PyErr_Occurred() ? NULL : item(line->seq[A_GENDER_WORDS], g);
+}
+
+static int put_person(const void *with, Py_ssize_t i) {
+    const Line *line = with;
+    PyObject *word = gender_word(line, i);
+    int done;
+    if (word == NULL) {
+        return -1;
+    }
+    if ((done = PUT_LITERAL("{\"name\":")) || (done = put_str(PySequence_Fast_GET_ITEM(line->seq[A_NAMES], i))) ||
+        (done = PUT_LITERAL(",\"gender\":")) || (done = put_str(word))) {
+        return done;
+    }
+    return PUT_LITERAL("}");
 }
 
 /* Story edge i, a tuple (head, predicate, tail, noise kind); NULL with a TypeError otherwise. */
@@ -326,65 +364,69 @@ static PyObject *edge_at(PyObject *edges, Py_ssize_t i) {
     return e;
 }
 
-static int put_edges(PyObject *edges, PyObject *words, PyObject *pred_names) {
-    int done = PUT_LITERAL(",\"edges\":[");
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(edges);
-    if (PySequence_Fast_GET_SIZE(words) < n) {
-        n = PySequence_Fast_GET_SIZE(words);
+static int put_edge(const void *with, Py_ssize_t i) {
+    const Line *line = with;
+    PyObject *e = edge_at(line->seq[A_EDGES], i);
+    if (e == NULL) {
+        return -1;
     }
-    for (Py_ssize_t i = 0; i < n && done == 0; i++) {
-        PyObject *e = edge_at(edges, i);
-        if (e == NULL) {
-            return -1;
-        }
-        Py_ssize_t p = PyLong_AsSsize_t(PyTuple_GET_ITEM(e, 1));
-        PyObject *pred = p == -1 && PyErr_Occurred() ? NULL : item(pred_names, p);
-        if (pred == NULL) {
-            return -1;
-        }
-        if ((i && (done = PUT_LITERAL(","))) || (done = PUT_LITERAL("{\"head\":")) || (done = put_int(PyTuple_GET_ITEM(e, 0))) ||
-            (done = PUT_LITERAL(",\"tail\":")) || (done = put_int(PyTuple_GET_ITEM(e, 2))) ||
-            (done = PUT_LITERAL(",\"relation\":")) || (done = put_str(PySequence_Fast_GET_ITEM(words, i))) ||
-            (done = PUT_LITERAL(",\"predicate\":")) || (done = put_str(pred)) ||
-            (done = PUT_LITERAL(",\"noise\":")) || (done = put_str(PyTuple_GET_ITEM(e, 3)))) {
-            return done;
-        }
-        done = PUT_LITERAL("}");
+    Py_ssize_t p = PyLong_AsSsize_t(PyTuple_GET_ITEM(e, 1));
+    PyObject *pred = p == -1 && PyErr_Occurred() ? NULL : item(line->seq[A_PRED_NAMES], p);
+    int done;
+    if (pred == NULL) {
+        return -1;
     }
-    return done ? done : PUT_LITERAL("]");
+    if ((done = PUT_LITERAL("{\"head\":")) || (done = put_int(PyTuple_GET_ITEM(e, 0))) ||
+        (done = PUT_LITERAL(",\"tail\":")) || (done = put_int(PyTuple_GET_ITEM(e, 2))) ||
+        (done = PUT_LITERAL(",\"relation\":")) || (done = put_str(PySequence_Fast_GET_ITEM(line->seq[A_WORDS], i))) ||
+        (done = PUT_LITERAL(",\"predicate\":")) || (done = put_str(pred)) ||
+        (done = PUT_LITERAL(",\"noise\":")) || (done = put_str(PyTuple_GET_ITEM(e, 3)))) {
+        return done;
+    }
+    return PUT_LITERAL("}");
 }
 
-static int put_proof(PyObject *proof, const People *people, PyObject *names, PyObject *genders, PyObject *flat,
-                     PyObject *pred_names) {
-    int done = PUT_LITERAL(",\"proof\":[");
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(proof);
-    for (Py_ssize_t i = 0; i < n && done == 0; i++) {
-        PyObject *step = PySequence_Fast_GET_ITEM(proof, i);
-        if (!PyTuple_Check(step) || PyTuple_GET_SIZE(step) != 3) {
-            PyErr_SetString(PyExc_TypeError, "a proof step is a tuple (goal, fact, fact)");
-            return -1;
-        }
-        PyObject *goal = PyTuple_GET_ITEM(step, 0), *f1 = PyTuple_GET_ITEM(step, 1), *f2 = PyTuple_GET_ITEM(step, 2);
-        if (!PyTuple_Check(f1) || PyTuple_GET_SIZE(f1) != 3 || !PyTuple_Check(f2) || PyTuple_GET_SIZE(f2) != 3) {
-            PyErr_SetString(PyExc_TypeError, "a fact is a tuple of three ints");
-            return -1;
-        }
-        Py_ssize_t p1 = PyLong_AsSsize_t(PyTuple_GET_ITEM(f1, 1)), p2 = PyLong_AsSsize_t(PyTuple_GET_ITEM(f2, 1));
-        PyObject *r1 = (p1 == -1 && PyErr_Occurred()) ? NULL : item(pred_names, p1);
-        PyObject *r2 = (r1 == NULL || (p2 == -1 && PyErr_Occurred())) ? NULL : item(pred_names, p2);
-        if (r2 == NULL) {
-            return -1;
-        }
-        if ((i && (done = PUT_LITERAL(","))) || (done = PUT_LITERAL("{\"goal\":")) ||
-            (done = put_named(goal, people, names, genders, flat)) || (done = PUT_LITERAL(",\"rule\":[")) ||
-            (done = put_str(r1)) || (done = PUT_LITERAL(",")) || (done = put_str(r2)) ||
-            (done = PUT_LITERAL("],\"by\":[")) || (done = put_named(f1, people, names, genders, flat)) ||
-            (done = PUT_LITERAL(",")) || (done = put_named(f2, people, names, genders, flat))) {
-            return done;
-        }
-        done = PUT_LITERAL("]}");
+/* Proof step i, a tuple (goal, fact, fact); NULL with a TypeError otherwise. */
+static PyObject *step_at(PyObject *proof, Py_ssize_t i) {
+    PyObject *step = PySequence_Fast_GET_ITEM(proof, i);
+    if (!PyTuple_Check(step) || PyTuple_GET_SIZE(step) != 3) {
+        PyErr_SetString(PyExc_TypeError, "a proof step is a tuple (goal, fact, fact)");
+        return NULL;
     }
-    return done ? done : PUT_LITERAL("]");
+    return step;
+}
+
+/* The predicate name of a fact (a tuple of three ints, checked). */
+static PyObject *fact_predicate(const Line *line, PyObject *fact) {
+    if (!PyTuple_Check(fact) || PyTuple_GET_SIZE(fact) != 3) {
+        PyErr_SetString(PyExc_TypeError, "a fact is a tuple of three ints");
+        return NULL;
+    }
+    Py_ssize_t p = PyLong_AsSsize_t(PyTuple_GET_ITEM(fact, 1));
+    return p == -1 && PyErr_Occurred() ? NULL : item(line->seq[A_PRED_NAMES], p);
+}
+
+static int put_step(const void *with, Py_ssize_t i) {
+    const Line *line = with;
+    PyObject *step = step_at(line->seq[A_PROOF], i);
+    if (step == NULL) {
+        return -1;
+    }
+    PyObject *goal = PyTuple_GET_ITEM(step, 0), *f1 = PyTuple_GET_ITEM(step, 1), *f2 = PyTuple_GET_ITEM(step, 2);
+    PyObject *r1 = fact_predicate(line, f1), *r2 = r1 == NULL ? NULL : fact_predicate(line, f2);
+    PyObject *names = line->seq[A_NAMES], *genders = line->seq[A_GENDERS], *flat = line->seq[A_FLAT];
+    int done;
+    if (r2 == NULL) {
+        return -1;
+    }
+    if ((done = PUT_LITERAL("{\"goal\":")) || (done = put_named(goal, line->people, names, genders, flat)) ||
+        (done = PUT_LITERAL(",\"rule\":[")) || (done = put_str(r1)) || (done = PUT_LITERAL(",")) ||
+        (done = put_str(r2)) || (done = PUT_LITERAL("],\"by\":[")) ||
+        (done = put_named(f1, line->people, names, genders, flat)) || (done = PUT_LITERAL(",")) ||
+        (done = put_named(f2, line->people, names, genders, flat))) {
+        return done;
+    }
+    return PUT_LITERAL("]}");
 }
 
 /* A piece's field: a Piece is a tuple (text, template id, edges). */
@@ -396,55 +438,29 @@ static PyObject *piece_field(PyObject *piece, Py_ssize_t i) {
     return PyTuple_GET_ITEM(piece, i);
 }
 
-/* The chain's pieces' texts joined by spaces, as one JSON string. */
-static int put_joined_texts(PyObject *pieces) {
-    int done = PUT_LITERAL("\"");
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(pieces);
-    for (Py_ssize_t i = 0; i < n && done == 0; i++) {
-        PyObject *text = piece_field(PySequence_Fast_GET_ITEM(pieces, i), 0);
-        if (text == NULL) {
-            return -1;
-        }
-        if (i) {
-            done = PUT_LITERAL(" ");
-        }
-        if (done == 0) {
-            done = put_escaped(text);
-        }
-    }
-    return done ? done : PUT_LITERAL("\"");
+/* Piece i's text, escaped for JSON (a part of the clean story). */
+static int put_escaped_text(const void *pieces, Py_ssize_t i) {
+    PyObject *text = piece_field(PySequence_Fast_GET_ITEM((PyObject *)pieces, i), 0);
+    return text == NULL ? -1 : put_escaped(text);
 }
 
-static int put_pieces(PyObject *pieces) {
-    int done = PUT_LITERAL(",\"pieces\":[");
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(pieces);
-    for (Py_ssize_t i = 0; i < n && done == 0; i++) {
-        PyObject *piece = PySequence_Fast_GET_ITEM(pieces, i);
-        PyObject *template = piece_field(piece, 1);
-        if (template == NULL) {
-            return -1;
-        }
-        if ((i && (done = PUT_LITERAL(","))) || (done = PUT_LITERAL("{\"template\":")) || (done = put_str(template)) ||
-            (done = PUT_LITERAL(",\"edges\":")) || (done = put_int_list(PyTuple_GET_ITEM(piece, 2)))) {
-            return done;
-        }
-        done = PUT_LITERAL("}");
+static int put_piece(const void *pieces, Py_ssize_t i) {
+    PyObject *piece = PySequence_Fast_GET_ITEM((PyObject *)pieces, i);
+    PyObject *template = piece_field(piece, 1);
+    int done;
+    if (template == NULL) {
+        return -1;
     }
-    return done ? done : PUT_LITERAL("]");
+    if ((done = PUT_LITERAL("{\"template\":")) || (done = put_str(template)) || (done = PUT_LITERAL(",\"edges\":")) ||
+        (done = put_int_list(PyTuple_GET_ITEM(piece, 2)))) {
+        return done;
+    }
+    return PUT_LITERAL("}");
 }
 
-enum {
-    A_ID, A_SPLIT, A_TASK, A_K, A_NOISE, A_SEED, A_INDEX, A_NAMES, A_GENDERS, A_GENDER_WORDS, A_EDGES, A_WORDS,
-    A_PRED_NAMES, A_QUERY, A_TARGET, A_QUERY_PRED, A_PATTERN, A_HELDOUT, A_PROOF, A_PEOPLE, A_FLAT, A_STORY,
-    A_CLEAN_PIECES, A_TARGET_PIECE, A_PIECES, N_ARGS
-};
-
-/* The sequences among the arguments, each turned into a list or tuple once. */
-static const int SEQUENCES[] = {A_NAMES, A_GENDERS, A_GENDER_WORDS, A_EDGES, A_WORDS, A_PRED_NAMES, A_QUERY,
-                                A_PROOF, A_PEOPLE, A_FLAT, A_CLEAN_PIECES, A_PIECES};
-#define N_SEQUENCES ((int)(sizeof(SEQUENCES) / sizeof(SEQUENCES[0])))
-
-static int put_line(PyObject *const *args, PyObject **seq, const People *people) {
+static int put_line(const Line *line) {
+    PyObject *const *args = line->args;
+    PyObject **seq = line->seq;
     PyObject *query = seq[A_QUERY];
     if (PySequence_Fast_GET_SIZE(query) != 2) {
         PyErr_SetString(PyExc_ValueError, "the query is a pair");
@@ -464,23 +480,23 @@ static int put_line(PyObject *const *args, PyObject **seq, const People *people)
            (done = PUT_LITERAL(",\"k\":")) || (done = put_int(args[A_K])) ||
            (done = PUT_LITERAL(",\"noise\":")) || (done = put_str(args[A_NOISE])) ||
            (done = PUT_LITERAL(",\"seed\":")) || (done = put_int(args[A_SEED])) ||
-           (done = PUT_LITERAL(",\"index\":")) || (done = put_int(args[A_INDEX])) || (done = PUT_LITERAL(",")) ||
-           (done = put_people(seq[A_NAMES], seq[A_GENDERS], seq[A_GENDER_WORDS])) ||
-           (done = put_edges(seq[A_EDGES], seq[A_WORDS], seq[A_PRED_NAMES])) ||
-           (done = PUT_LITERAL(",\"query\":[")) || (done = put_int(PySequence_Fast_GET_ITEM(query, 0))) ||
-           (done = PUT_LITERAL(",")) || (done = put_int(PySequence_Fast_GET_ITEM(query, 1))) ||
-           (done = PUT_LITERAL("],\"target\":")) || (done = put_str(args[A_TARGET])) ||
+           (done = PUT_LITERAL(",\"index\":")) || (done = put_int(args[A_INDEX])) ||
+           (done = put_items(shorter(seq[A_NAMES], seq[A_GENDERS]), ",\"people\":[", ",", "]", put_person, line)) ||
+           (done = put_items(shorter(seq[A_EDGES], seq[A_WORDS]), ",\"edges\":[", ",", "]", put_edge, line)) ||
+           (done = PUT_LITERAL(",\"query\":")) || (done = put_int_list(query)) ||
+           (done = PUT_LITERAL(",\"target\":")) || (done = put_str(args[A_TARGET])) ||
            (done = PUT_LITERAL(",\"target_predicate\":")) || (done = put_str(target_pred)) ||
            (done = PUT_LITERAL(",\"pattern\":")) || (done = put_str(args[A_PATTERN])) ||
            (done = PUT_LITERAL(",\"pattern_heldout\":")) || (done = put_int(args[A_HELDOUT])) ||
-           (done = put_proof(seq[A_PROOF], people, seq[A_NAMES], seq[A_GENDERS], seq[A_FLAT],
-                             seq[A_PRED_NAMES])) ||
+           (done = put_items(PySequence_Fast_GET_SIZE(seq[A_PROOF]), ",\"proof\":[", ",", "]", put_step, line)) ||
            (done = PUT_LITERAL(",\"story\":")) || (done = put_str(args[A_STORY])) ||
-           (done = PUT_LITERAL(",\"clean_story\":")) || (done = put_joined_texts(seq[A_CLEAN_PIECES])) ||
-           (done = PUT_LITERAL(",\"text_target\":[")) || (done = put_str(text_target)) ||
-           (done = PUT_LITERAL("]")) || (done = put_pieces(seq[A_PIECES])) ||
-           (done = PUT_LITERAL(",\"target_template\":")) ||
-           (done = put_str(target_template)) || (done = PUT_LITERAL("}\n")));
+           (done = put_items(PySequence_Fast_GET_SIZE(seq[A_CLEAN_PIECES]), ",\"clean_story\":\"", " ", "\"",
+                             put_escaped_text, seq[A_CLEAN_PIECES])) ||
+           (done = PUT_LITERAL(",\"text_target\":[")) || (done = put_str(text_target)) || (done = PUT_LITERAL("]")) ||
+           (done = put_items(PySequence_Fast_GET_SIZE(seq[A_PIECES]), ",\"pieces\":[", ",", "]", put_piece,
+                             seq[A_PIECES])) ||
+           (done = PUT_LITERAL(",\"target_template\":")) || (done = put_str(target_template)) ||
+           (done = PUT_LITERAL("}\n")));
     return done;
 }
 
@@ -492,20 +508,6 @@ static int put_utf8(PyObject *text) {
     int status;
     const char *s = utf8_of(text, &n, &status);
     return s == NULL ? status : put(s, n);
-}
-
-/* The chain's pieces' texts joined by spaces, as they are (a CSV cell). */
-static int put_clean_story_utf8(PyObject *pieces) {
-    int done = 0;
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(pieces);
-    for (Py_ssize_t i = 0; i < n && done == 0; i++) {
-        PyObject *text = piece_field(PySequence_Fast_GET_ITEM(pieces, i), 0);
-        if (text == NULL) {
-            return -1;
-        }
-        (void)((i && (done = PUT_LITERAL(" "))) || (done = put_utf8(text)));
-    }
-    return done;
 }
 
 /* repr(value) for a str or None (Python's own repr: its choice of quotes and escapes). */
@@ -571,103 +573,84 @@ static int end_cell(Py_ssize_t mark, const char *after) {
 }
 
 /* A named fact as the original's proof_state holds it: the tuple (head's name, word, tail's name). */
-static int put_fact_tuple(PyObject *fact, const People *people, PyObject *names, PyObject *genders, PyObject *flat) {
+static int put_fact_tuple(PyObject *fact, const Line *line) {
     Named f;
     int done;
-    if ((done = name_fact(fact, people, names, genders, flat, &f)) || (done = PUT_LITERAL("(")) ||
-        (done = put_repr(f.head)) || (done = PUT_LITERAL(", ")) || (done = put_repr(f.word)) ||
-        (done = PUT_LITERAL(", ")) || (done = put_repr(f.tail))) {
+    if ((done = name_fact(fact, line->people, line->seq[A_NAMES], line->seq[A_GENDERS], line->seq[A_FLAT], &f)) ||
+        (done = PUT_LITERAL("(")) || (done = put_repr(f.head)) || (done = PUT_LITERAL(", ")) ||
+        (done = put_repr(f.word)) || (done = PUT_LITERAL(", ")) || (done = put_repr(f.tail))) {
         return done;
     }
     return PUT_LITERAL(")");
 }
 
-/* repr(proof_state): [{goal: [fact, fact]}, ...] with each fact a named tuple. */
-static int put_proof_state(PyObject *proof, const People *people, PyObject *names, PyObject *genders,
-                           PyObject *flat) {
-    int done = PUT_LITERAL("[");
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(proof);
-    for (Py_ssize_t i = 0; i < n && done == 0; i++) {
-        PyObject *step = PySequence_Fast_GET_ITEM(proof, i);
-        if (!PyTuple_Check(step) || PyTuple_GET_SIZE(step) != 3) {
-            PyErr_SetString(PyExc_TypeError, "a proof step is a tuple (goal, fact, fact)");
-            return -1;
-        }
-        if ((i && (done = PUT_LITERAL(", "))) || (done = PUT_LITERAL("{")) ||
-            (done = put_fact_tuple(PyTuple_GET_ITEM(step, 0), people, names, genders, flat)) ||
-            (done = PUT_LITERAL(": [")) ||
-            (done = put_fact_tuple(PyTuple_GET_ITEM(step, 1), people, names, genders, flat)) ||
-            (done = PUT_LITERAL(", ")) ||
-            (done = put_fact_tuple(PyTuple_GET_ITEM(step, 2), people, names, genders, flat))) {
-            return done;
-        }
-        done = PUT_LITERAL("]}");
+/* Proof step i as proof_state holds it: {goal: [fact, fact]}. */
+static int put_step_repr(const void *with, Py_ssize_t i) {
+    const Line *line = with;
+    PyObject *step = step_at(line->seq[A_PROOF], i);
+    int done;
+    if (step == NULL) {
+        return -1;
     }
-    return done ? done : PUT_LITERAL("]");
+    if ((done = PUT_LITERAL("{")) || (done = put_fact_tuple(PyTuple_GET_ITEM(step, 0), line)) ||
+        (done = PUT_LITERAL(": [")) || (done = put_fact_tuple(PyTuple_GET_ITEM(step, 1), line)) ||
+        (done = PUT_LITERAL(", ")) || (done = put_fact_tuple(PyTuple_GET_ITEM(step, 2), line))) {
+        return done;
+    }
+    return PUT_LITERAL("]}");
 }
 
-/* repr of the story edges' (head, tail) pairs. */
-static int put_edge_pairs(PyObject *edges) {
-    int done = PUT_LITERAL("[");
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(edges);
-    for (Py_ssize_t i = 0; i < n && done == 0; i++) {
-        PyObject *e = edge_at(edges, i);
-        if (e == NULL) {
-            return -1;
-        }
-        if ((i && (done = PUT_LITERAL(", "))) || (done = PUT_LITERAL("(")) || (done = put_int(PyTuple_GET_ITEM(e, 0))) ||
-            (done = PUT_LITERAL(", ")) || (done = put_int(PyTuple_GET_ITEM(e, 2)))) {
-            return done;
-        }
-        done = PUT_LITERAL(")");
+/* Story edge i's (head, tail) pair, as repr writes it. */
+static int put_edge_pair(const void *edges, Py_ssize_t i) {
+    PyObject *e = edge_at((PyObject *)edges, i);
+    int done;
+    if (e == NULL) {
+        return -1;
     }
-    return done ? done : PUT_LITERAL("]");
+    if ((done = PUT_LITERAL("(")) || (done = put_int(PyTuple_GET_ITEM(e, 0))) || (done = PUT_LITERAL(", ")) ||
+        (done = put_int(PyTuple_GET_ITEM(e, 2)))) {
+        return done;
+    }
+    return PUT_LITERAL(")");
 }
 
-/* repr of a list of strings. */
-static int put_str_list_repr(PyObject *words) {
-    int done = PUT_LITERAL("[");
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(words);
-    for (Py_ssize_t i = 0; i < n && done == 0; i++) {
-        if (!(i && (done = PUT_LITERAL(", ")))) {
-            done = put_repr(PySequence_Fast_GET_ITEM(words, i));
-        }
-    }
-    return done ? done : PUT_LITERAL("]");
+/* Item i of a list or tuple of strings, as repr writes it. */
+static int put_repr_item(const void *fast, Py_ssize_t i) {
+    return put_repr(PySequence_Fast_GET_ITEM((PyObject *)fast, i));
 }
 
-/* name:gender pairs joined by commas. */
-static int put_genders(PyObject *names, PyObject *genders, PyObject *gender_words) {
-    int done = 0;
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(names);
-    if (PySequence_Fast_GET_SIZE(genders) < n) {
-        n = PySequence_Fast_GET_SIZE(genders);
-    }
-    for (Py_ssize_t i = 0; i < n && done == 0; i++) {
-        Py_ssize_t g = index_of(genders, i);
-        PyObject *word = g == -1 && PyErr_Occurred() ? NULL : item(gender_words, g);
-        if (word == NULL) {
-            return -1;
-        }
-        (void)((i && (done = PUT_LITERAL(","))) || (done = put_utf8(PySequence_Fast_GET_ITEM(names, i))) ||
-               (done = PUT_LITERAL(":")) || (done = put_utf8(word)));
-    }
-    return done;
+/* Piece i's text as it is (a part of the clean story's cell). */
+static int put_utf8_text(const void *pieces, Py_ssize_t i) {
+    PyObject *text = piece_field(PySequence_Fast_GET_ITEM((PyObject *)pieces, i), 0);
+    return text == NULL ? -1 : put_utf8(text);
 }
 
-/* repr of {family id: story index}: people are distinct in every story (the generator checks it). */
-static int put_node_mapping(const People *people) {
-    int done = PUT_LITERAL("{");
+/* Story person i as the genders cell writes it: name:gender. */
+static int put_name_gender(const void *with, Py_ssize_t i) {
+    const Line *line = with;
+    PyObject *word = gender_word(line, i);
+    int done;
+    if (word == NULL) {
+        return -1;
+    }
+    if ((done = put_utf8(PySequence_Fast_GET_ITEM(line->seq[A_NAMES], i))) || (done = PUT_LITERAL(":"))) {
+        return done;
+    }
+    return put_utf8(word);
+}
+
+/* Story person i's entry of node_mapping, as repr writes it: family id: story index. People are
+   distinct in every story (the generator checks it), so the dict has one entry each, in order. */
+static int put_node_entry(const void *people, Py_ssize_t i) {
     char digits[48];  /* two 64-bit ints in decimal, signs and ": " */
-    for (Py_ssize_t i = 0; i < people->n && done == 0; i++) {
-        int len = snprintf(digits, sizeof(digits), "%zd: %zd", people->ids[i], i);
-        (void)((i && (done = PUT_LITERAL(", "))) || (done = put(digits, len)));
-    }
-    return done ? done : PUT_LITERAL("}");
+    int len = snprintf(digits, sizeof(digits), "%zd: %zd", ((const People *)people)->ids[i], i);
+    return put(digits, len);
 }
 
 /* The CSV line: index, then csv_columns() of an example asking for a relation. */
-static int put_csv_line(PyObject *csv_index, PyObject *const *args, PyObject **seq, const People *people) {
+static int put_csv_line(PyObject *csv_index, const Line *line) {
+    PyObject *const *args = line->args;
+    PyObject **seq = line->seq;
     PyObject *query = seq[A_QUERY], *names = seq[A_NAMES];
     if (PySequence_Fast_GET_SIZE(query) != 2) {
         PyErr_SetString(PyExc_ValueError, "the query is a pair");
@@ -694,21 +677,23 @@ static int put_csv_line(PyObject *csv_index, PyObject *const *args, PyObject **s
            (m = out.len, (done = put_utf8(args[A_TARGET])) || (done = end_cell(m, ","))) ||
            (m = out.len, (done = PUT_LITERAL("[")) || (done = put_repr(text_target)) || (done = PUT_LITERAL("]")) ||
             (done = end_cell(m, ","))) ||
-           (m = out.len, (done = put_clean_story_utf8(seq[A_CLEAN_PIECES])) || (done = end_cell(m, ","))) ||
-           (m = out.len, (done = put_proof_state(seq[A_PROOF], people, names, seq[A_GENDERS], seq[A_FLAT])) ||
-            (done = end_cell(m, ","))) ||
+           (m = out.len, (done = put_items(PySequence_Fast_GET_SIZE(seq[A_CLEAN_PIECES]), "", " ", "", put_utf8_text,
+                                           seq[A_CLEAN_PIECES])) || (done = end_cell(m, ","))) ||
+           (m = out.len, (done = put_items(PySequence_Fast_GET_SIZE(seq[A_PROOF]), "[", ", ", "]", put_step_repr,
+                                           line)) || (done = end_cell(m, ","))) ||
            (m = out.len, (done = put_utf8(args[A_PATTERN])) || (done = end_cell(m, ","))) ||
            (m = out.len, (done = PUT_LITERAL("task_")) || (done = put_int(args[A_TASK])) ||
             (done = PUT_LITERAL(".")) || (done = put_int(args[A_K])) || (done = end_cell(m, ","))) ||
-           (m = out.len, (done = put_edge_pairs(seq[A_EDGES])) || (done = end_cell(m, ","))) ||
-           (m = out.len, (done = put_str_list_repr(seq[A_WORDS])) || (done = end_cell(m, ","))) ||
-           (m = out.len, (done = PUT_LITERAL("(")) || (done = put_int(PySequence_Fast_GET_ITEM(query, 0))) ||
-            (done = PUT_LITERAL(", ")) || (done = put_int(PySequence_Fast_GET_ITEM(query, 1))) ||
-            (done = PUT_LITERAL(")")) || (done = end_cell(m, ","))) ||
-           (m = out.len, (done = put_genders(names, seq[A_GENDERS], seq[A_GENDER_WORDS])) ||
+           (m = out.len, (done = put_items(PySequence_Fast_GET_SIZE(seq[A_EDGES]), "[", ", ", "]", put_edge_pair,
+                                           seq[A_EDGES])) || (done = end_cell(m, ","))) ||
+           (m = out.len, (done = put_items(PySequence_Fast_GET_SIZE(seq[A_WORDS]), "[", ", ", "]", put_repr_item,
+                                           seq[A_WORDS])) || (done = end_cell(m, ","))) ||
+           (m = out.len, (done = put_items(2, "(", ", ", ")", put_int_item, query)) || (done = end_cell(m, ","))) ||
+           (m = out.len, (done = put_items(shorter(names, seq[A_GENDERS]), "", ",", "", put_name_gender, line)) ||
             (done = end_cell(m, ","))) ||
            (done = PUT_LITERAL(",")) ||  /* syn_story: empty */
-           (m = out.len, (done = put_node_mapping(people)) || (done = end_cell(m, ","))) ||
+           (m = out.len, (done = put_items(line->people->n, "{", ", ", "}", put_node_entry, line->people)) ||
+            (done = end_cell(m, ","))) ||
            (m = out.len, (done = put_utf8(args[A_SPLIT])) || (done = end_cell(m, "\n"))));
     return done;
 }
@@ -758,9 +743,10 @@ static PyObject *example_lines(PyObject *module, PyObject *const *all, Py_ssize_
             goto done;
         }
     }
+    Line line = {args, seq, &people};
     if (want_json) {
         out.len = 0;
-        if ((json = finished(put_line(args, seq, &people))) == NULL) {
+        if ((json = finished(put_line(&line))) == NULL) {
             goto done;
         }
     } else {
@@ -768,7 +754,7 @@ static PyObject *example_lines(PyObject *module, PyObject *const *all, Py_ssize_
     }
     if (csv_index != Py_None) {
         out.len = 0;
-        if ((csv = finished(put_csv_line(csv_index, args, seq, &people))) == NULL) {
+        if ((csv = finished(put_csv_line(csv_index, &line))) == NULL) {
             goto done;
         }
     } else {
