@@ -209,3 +209,18 @@ def test_a_story_of_many_people(writer):
     args[19] = list(range(1000, 1000 + n))  # family ids
     args[18] = [((1000 + n - 1, 0, 1000), (1000 + n - 1, 0, 1070), (1070, 0, 1000))]
     assert writer(*args) == json_line(record_of(tuple(args)))
+
+
+def test_a_story_without_utf8_fails_as_pythons_way_does(lines, monkeypatch):
+    """The C writer hands such a story back (None), so example_lines does what Python's lines do
+    with it: the same error."""
+    ex = make_example(GeneratorConfig(), 2, "none", 11, 0, "train", 0)
+    ex.story = ex.story + " \ud800"
+    errors = []
+    for writer in (None, lines):
+        monkeypatch.setattr(rows, "_C_LINES", writer)
+        ex._record = ex._row = None
+        with pytest.raises(UnicodeEncodeError) as raised:
+            example_lines(ex, True, 0)
+        errors.append(str(raised.value))
+    assert errors[0] == errors[1]
