@@ -10,7 +10,9 @@ import os
 
 from clutrr.errors import UsageError
 
-WORKER_MEMORY = 64 << 20  # bytes per local worker: a forked worker holds about 20 MiB of its own (default bank)
+# bytes per local worker: a forked worker holds about 20 MiB of its own (default bank), and up to 64 MiB of
+# a cut shard's piece while its place in the shard's files is not known (clutrr.pipeline.joins.PIECE_BUFFER)
+WORKER_MEMORY = 96 << 20
 
 
 def usable_cpus() -> int:

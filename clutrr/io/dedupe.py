@@ -41,6 +41,22 @@ def hash_records(hashes: Iterable[bytes], first_index: int | Iterable[int]) -> n
     return out
 
 
+def sorted_records(rec: np.ndarray) -> np.ndarray:
+    """``rec`` ordered by (h1, h2, g): by h1 alone first (a fast sort; records sharing an h1 share
+    their story, rare), then each run of one h1 by all three keys."""
+    rec = rec.take(np.argsort(rec["h1"]))
+    h1 = rec["h1"]
+    tie = h1[1:] == h1[:-1]
+    if tie.any():
+        member = np.zeros(len(rec), dtype=bool)
+        member[1:] = tie
+        member[:-1] |= tie
+        at = np.flatnonzero(member)
+        runs = rec[at]
+        rec[at] = runs[np.lexsort((runs["g"], runs["h2"], runs["h1"]))]
+    return rec
+
+
 class StoryHashes:
     """(story hash, global index) pairs in ``buckets`` files under ``folder``."""
 
@@ -74,9 +90,7 @@ class StoryHashes:
             path = self._path(b)
             if not path.exists():
                 continue
-            rec = np.fromfile(path, dtype=RECORD)
-            order = np.lexsort((rec["g"], rec["h2"], rec["h1"]))
-            rec = rec[order]
+            rec = sorted_records(np.fromfile(path, dtype=RECORD))
             same = np.zeros(len(rec), dtype=bool)
             same[1:] = (rec["h1"][1:] == rec["h1"][:-1]) & (rec["h2"][1:] == rec["h2"][:-1])
             if not same.any():

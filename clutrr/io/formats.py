@@ -43,6 +43,11 @@ def parse_formats(text: str) -> tuple[str, ...]:
     return tuple(f for f in FORMATS if f in asked)
 
 
+def csv_header(question: str = "relation", kinship: bool = False) -> bytes:
+    """The first line of a CSV shard of rows asking ``question``."""
+    return csv_line(["", *csv_columns(question, kinship)]).encode()
+
+
 class TextShard:
     """CSV or JSONL: one line (or CSV record) per row, with a header for CSV (unless ``header``
     is False: a piece of a shard), whose columns are those of rows asking ``question``. The rows
@@ -54,7 +59,7 @@ class TextShard:
         self._fh = store.writer(name)
         self.sha256: str | None = None
         if fmt == "csv" and header:
-            self._fh.write(csv_line(["", *csv_columns(question, kinship)]).encode())
+            self._fh.write(csv_header(question, kinship))
 
     def write(self, result: TaskResult) -> None:
         """Append the result's rows."""

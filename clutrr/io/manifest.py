@@ -41,6 +41,11 @@ def piece_file(shard: Shard, piece: int, fmt: str) -> str:
     return f"{PARTS}/{shard.name}.piece-{piece:05d}{SUFFIX[fmt]}"
 
 
+def piece_sizes(shard: Shard, piece: int) -> str:
+    """The work store's name of a finished piece's byte sizes by format (where the next piece starts)."""
+    return f"{PARTS}/{shard.name}.piece-{piece:05d}.sizes"
+
+
 def part_record(shard: Shard, sha256: dict[str, str], labels: Counter, heldout: int, heldout_in_train: int,
                 text: dict, nodes: list[str]) -> dict:
     """The record of a finished shard (``sha256``: its files' digests by format; ``nodes``: where it was written)."""

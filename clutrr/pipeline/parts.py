@@ -3,15 +3,16 @@
 The driver sends each worker a :class:`~clutrr.io.shards.Piece` and gets back only a part
 record (rows, sha256, label counts, text counts, the node that wrote it): the rows travel
 from the worker to the store, never back to the driver (which reads them from the store
-only to join a cut shard written by workers of its own machine, :class:`PieceJoiner`).
+only to join a cut shard written by workers of its own machine, :mod:`clutrr.pipeline.joins`).
 
 - :func:`write_piece` generates a piece's rows and writes them. A piece that is a whole
   shard gets the shard's final files, its story hashes and pattern counts, then its part
-  record (last). Otherwise the files are the piece's own, to be joined.
+  record (last). Otherwise the files are the piece's own, to be joined, except CSV and JSONL
+  when the driver joins them as the pieces come back: they go into the shard's files in place.
 - :func:`join_file` joins the pieces of one shard file into the final file (the bytes of
   a direct write); :func:`seal_shard` then joins their small files and writes the record.
-  With workers on the driver's machine and a local work folder, :class:`PieceJoiner` joins
-  CSV and JSONL in the driver instead, each piece as it comes back (no join after the last).
+  With workers on the driver's machine and a local work folder, the driver joins CSV and
+  JSONL instead, each piece as it comes back (:class:`~clutrr.pipeline.joins.PieceJoiner`).
 - :func:`rewrite_rows` puts regenerated rows in place of duplicate stories in a finished
   shard and returns the new digests and the statistics of the rows that changed.
 """
@@ -22,28 +23,20 @@ from dataclasses import replace
 
 from clutrr.engines import worker_node
 from clutrr.io import manifest as mf
-from clutrr.io.formats import TextShard, join_pieces, open_shard, rewrite_shard
+from clutrr.io.formats import csv_header, join_pieces, open_shard, rewrite_shard
 from clutrr.io.rows import Task, TaskResult
 from clutrr.io.shards import Piece, Shard, blocks
-from clutrr.io.store import Store, open_store
+from clutrr.io.store import LocalStore, Store, open_store
+from clutrr.pipeline.joins import BYTE_PIECES, PlacedPiece, Places
 from clutrr.pipeline.spec import task_size
 from clutrr.pipeline.tasks import TaskContext, add_counts, kinship, run_task
-
-BYTE_PIECES = ("csv", "jsonl")  # formats whose shard file is its pieces' bytes end to end (Parquet is not)
-# bytes the driver reads, hashes and writes at a time when it joins pieces: small enough to stay in the
-# core's own cache through the three passes (a compiled --workers 2 run copied 4 MB chunks into the
-# shard's file several times slower: docs/speed.md, "Parallel runs")
-JOIN_CHUNK = 1 << 16
 
 
 def write_piece(ctx: TaskContext, piece: Piece) -> dict:
     """Generate and write one piece (see the module's doc); its record."""
     work = open_store(ctx.work)
     shard, whole = piece.shard, piece.count == 1
-    names = mf.shard_files(shard, ctx.formats) if whole else \
-        {fmt: mf.piece_file(shard, piece.number, fmt) for fmt in ctx.formats}
-    writers = {fmt: open_shard(work, name, fmt, whole, ctx.config.question, kinship(ctx))
-               if whole or fmt not in BYTE_PIECES else TextPiece(work, name, fmt) for fmt, name in names.items()}
+    writers, places = _writers(ctx, work, piece)
     _, hash_name, pattern_name = mf.part_names(shard, None if whole else piece.number)
     labels: Counter = Counter()
     patterns: Counter = Counter()
@@ -68,7 +61,35 @@ def write_piece(ctx: TaskContext, piece: Piece) -> dict:
     record["rows"] = piece.rows
     if whole:
         mf.write_part(work, shard, record)
+    elif places is not None:
+        placed = {fmt: w for fmt, w in writers.items() if isinstance(w, PlacedPiece)}
+        record["sizes"] = {fmt: w.size for fmt, w in placed.items()}
+        record["placed"] = {fmt: w.placed for fmt, w in placed.items()}
+        places.write_sizes(record["sizes"])
     return record
+
+
+def _writers(ctx: TaskContext, work: Store, piece: Piece) -> tuple[dict, Places | None]:
+    """The piece's writers by format: the shard's files for a whole shard, else the piece's own,
+    or CSV and JSONL into the shard's files in place (:mod:`clutrr.pipeline.joins`) when the
+    driver joins them there; and the piece's :class:`Places` in that case."""
+    shard, question, kin = piece.shard, ctx.config.question, kinship(ctx)
+    if piece.count == 1:
+        return {fmt: open_shard(work, name, fmt, True, question, kin)
+                for fmt, name in mf.shard_files(shard, ctx.formats).items()}, None
+    in_place = tuple(f for f in ctx.formats if f in BYTE_PIECES) if ctx.join_in_place else ()
+    places = Places(work, piece, in_place) if in_place and isinstance(work, LocalStore) else None
+    writers: dict = {}
+    for fmt in ctx.formats:
+        name = mf.piece_file(shard, piece.number, fmt)
+        if fmt not in BYTE_PIECES:
+            writers[fmt] = open_shard(work, name, fmt, False, question, kin)
+        elif places is not None:
+            header = csv_header(question, kin) if fmt == "csv" and piece.number == 0 else b""
+            writers[fmt] = PlacedPiece(places.work, piece, fmt, places, header)
+        else:
+            writers[fmt] = TextPiece(work, name, fmt)
+    return writers, places
 
 
 class TextPiece:
@@ -88,52 +109,6 @@ class TextPiece:
     def close(self) -> None:
         """Finish the file."""
         self._fh.close()
-
-
-class PieceJoiner:
-    """The driver's join of cut shards' CSV and JSONL files, piece by piece as the pieces come
-    back in order: each piece file is appended to its shard's file, then removed. The join then
-    costs no pass after the last piece (where workers would wait for it) and no task; it needs
-    the work store on this machine's disk, written by workers of this machine."""
-
-    def __init__(self, work: Store, ctx: TaskContext) -> None:
-        self._work, self._ctx = work, ctx
-        self.formats = tuple(f for f in ctx.formats if f in BYTE_PIECES)
-        self._open: dict[Shard, dict[str, TextShard]] = {}
-        # one buffer for every read (no fresh pages per chunk), made on the first piece (most runs cut
-        # no shard into pieces)
-        self._buffer: bytearray | None = None
-
-    def add(self, piece: Piece) -> dict[str, str] | None:
-        """Append ``piece`` (the next one of its shard); the digests by format once it was the last."""
-        shard = piece.shard
-        if shard not in self._open:
-            self._open[shard] = {fmt: TextShard(self._work, name, fmt, question=self._ctx.config.question,
-                                                kinship=kinship(self._ctx))
-                                 for fmt, name in mf.shard_files(shard, self.formats).items()}
-        writers = self._open[shard]
-        if self._buffer is None:
-            self._buffer = bytearray(JOIN_CHUNK)
-        view = memoryview(self._buffer)
-        for fmt, writer in writers.items():
-            name = mf.piece_file(shard, piece.number, fmt)
-            with self._work.open(name) as fh:
-                while size := fh.readinto(self._buffer):
-                    writer.write_bytes(view[:size])
-            self._work.remove(name)
-        if piece.number < piece.count - 1:
-            return None
-        del self._open[shard]
-        for writer in writers.values():
-            writer.close()
-        return {fmt: writer.sha256 for fmt, writer in writers.items()}
-
-    def close(self) -> None:
-        """Close the files of shards left unfinished (the run failed)."""
-        for writers in self._open.values():
-            for writer in writers.values():
-                writer.close()
-        self._open.clear()
 
 
 def join_file(ctx: TaskContext, job: tuple[Shard, str, int]) -> str:
@@ -163,7 +138,8 @@ def seal_shard(work: Store, shard: Shard, formats: tuple[str, ...], pieces: list
                             sum(p["heldout_in_train"] for p in pieces), text, nodes)
     mf.write_part(work, shard, record)
     for p in range(len(pieces)):
-        for name in (*mf.part_names(shard, p)[1:], *(mf.piece_file(shard, p, fmt) for fmt in formats)):
+        for name in (*mf.part_names(shard, p)[1:], mf.piece_sizes(shard, p),
+                     *(mf.piece_file(shard, p, fmt) for fmt in formats)):
             work.remove(name)
     return record
 

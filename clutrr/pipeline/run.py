@@ -35,7 +35,8 @@ from clutrr.io.ownership import DATASET
 from clutrr.io.staging import PARTIAL_STAMP, partial_dir, real_target, replace_dir, staging_dir
 from clutrr.io.store import LocalStore, Store, local_path, open_store
 from clutrr.kinship.derive import shown_source
-from clutrr.pipeline.parts import PieceJoiner, join_file, rewrite_rows, seal_shard, write_piece
+from clutrr.pipeline.joins import PieceJoiner
+from clutrr.pipeline.parts import join_file, rewrite_rows, seal_shard, write_piece
 from clutrr.pipeline.spec import MAX_SHARDS, ROWS_PER_SHARD, DatasetSpec, RunOptions, plan_pieces, task_size
 from clutrr.pipeline.tasks import RowFailure, TaskContext, add_counts, prepare, run_task, text_measures
 from clutrr.render.measures import filled_clauses
@@ -207,8 +208,7 @@ def _generate(engine: Engine, ctx: TaskContext, shards: list[Shard], work: Store
     bar = _progress_bar(progress, sum(s.rows for s in shards), f"{engine.describe()}: shards {done}/{total}")
     cut: dict[Shard, list[dict]] = {}
     sha: dict[Shard, dict[str, str]] = {}
-    joiner = PieceJoiner(work, replace(ctx, formats=ctx.formats if engine.local_files and isinstance(work, LocalStore)
-                                       else ()))
+    joiner = PieceJoiner(work if engine.local_files and isinstance(work, LocalStore) else None, ctx.formats, pieces)
 
     def joined(shard: Shard, digests: dict[str, str]) -> None:
         nonlocal done
@@ -218,7 +218,7 @@ def _generate(engine: Engine, ctx: TaskContext, shards: list[Shard], work: Store
             done += 1
             bar.set_description(f"{engine.describe()}: shards {done}/{total}")
 
-    results = engine.imap(write_piece, ctx, pieces)
+    results = engine.imap(write_piece, replace(ctx, join_in_place=bool(joiner.formats)), pieces)
     try:
         for piece, record in zip(pieces, results):
             bar.update(piece.rows)
@@ -227,7 +227,7 @@ def _generate(engine: Engine, ctx: TaskContext, shards: list[Shard], work: Store
                 bar.set_description(f"{engine.describe()}: shards {done}/{total}")
                 continue
             cut.setdefault(piece.shard, []).append(record)
-            digests = joiner.add(piece) if joiner.formats else None
+            digests = joiner.add(piece, record) if joiner.formats else None
             if digests is not None:
                 joined(piece.shard, digests)
         joins = [(shard, fmt, len(records)) for shard, records in cut.items() for fmt in ctx.formats

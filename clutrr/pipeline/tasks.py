@@ -31,6 +31,7 @@ class TaskContext:
     files: tuple[LogicalFile, ...]
     formats: tuple[str, ...]
     work: str = ""  # the location of the run's work store (a folder or URL), where workers write
+    join_in_place: bool = False  # cut shards' CSV and JSONL go into the shard's files (clutrr.pipeline.joins)
 
 
 @mypyc_attr(native_class=False)
