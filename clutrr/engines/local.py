@@ -9,7 +9,8 @@ workers made no progress for ``stall`` seconds (no task finished and, on Linux, 
 used any CPU time: a worker stopped by SIGSTOP, frozen or swapped out), after killing the
 workers (SIGKILL ends a stopped process too). Workers ignore Ctrl-C
 and take the default action on SIGTERM: the parent alone handles both and terminates
-them, so no worker prints a traceback. Workers die with their parent, however it ends
+them, so no worker prints a traceback. Workers run as batch jobs (:func:`as_batch`). Workers
+die with their parent, however it ends
 (SIGKILL, the out-of-memory killer): on Linux the kernel sends them SIGKILL
 (``PR_SET_PDEATHSIG``), elsewhere a watchdog thread notices the parent is gone.
 """
@@ -71,8 +72,19 @@ def _init_worker(prepare: Callable[[Any], None] | None, context: Any, parent: in
     if _CAN_HOLD:  # a Ctrl-C held back since birth is dropped, a SIGTERM ends the worker now
         signal.pthread_sigmask(signal.SIG_UNBLOCK, _HELD)
     die_with_parent(parent)
+    as_batch()
     if prepare is not None:
         load_and_freeze(prepare, context)  # a no-op after a fork: the parent's caches came along
+
+
+def as_batch() -> None:
+    """Schedule this process as a batch job where the OS can (Linux ``SCHED_BATCH``): it is not
+    preempted when another process wakes, so the parent's short turns (joining the pieces it
+    gets back) do not cut a worker's turn in the middle and cool its caches."""
+    try:
+        os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))
+    except (AttributeError, OSError):  # pragma: no cover - no such policy here, or not allowed
+        pass
 
 
 def load_and_freeze(prepare: Callable[[Any], None], context: Any) -> None:

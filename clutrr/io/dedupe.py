@@ -70,6 +70,10 @@ class StoryHashes:
 
     def add(self, records: np.ndarray) -> set[int]:
         """Append records to their buckets; returns the buckets touched."""
+        if self.buckets == 1:  # no split (a run of up to ROWS_PER_BUCKET rows)
+            with open(self._path(0), "ab") as fh:
+                fh.write(records.tobytes())
+            return {0} if len(records) else set()
         which = records["h1"] % np.uint64(self.buckets)
         touched = set()
         # the buckets holding records, ascending (np.unique would import numpy.ma: 10 ms of start-up)
