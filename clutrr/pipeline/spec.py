@@ -18,6 +18,7 @@ ROWS_PER_SHARD = 1_000_000
 MAX_ROWS = 1_000_000_000  # rows per file: --train-rows, --test-rows
 MAX_SHARDS = 100_000  # shards of a whole run
 PIECES_PER_WORKER = 2  # a piece takes this share of the rows left per worker (guided self-scheduling)
+PIECE_TASKS = 32  # most tasks in a piece of a cut shard
 
 
 @dataclass(frozen=True)
@@ -101,17 +102,28 @@ def plan_pieces(shards: list[Shard], workers: int, context_words: int = 0) -> li
     """The pieces that workers write, in row order: whole shards while there is work enough
     for every worker, then pieces of what is left over ``PIECES_PER_WORKER * workers``,
     shrinking to 2 tasks' rows at the end so no worker waits long for the last one.
-    One worker writes whole shards (nothing to join)."""
+    One worker writes whole shards (nothing to join).
+
+    A cut shard's pieces are at most :data:`PIECE_TASKS` tasks long, and its first is half
+    as long as the next, so that each piece ends after the one before it: a piece is held
+    in memory until the pieces before it end (:mod:`clutrr.pipeline.joins`)."""
     out: list[Piece] = []
     left = sum(s.rows for s in shards)
     for s in shards:
-        smallest = 2 * task_size(max(s.file.ks), context_words)
+        task = task_size(max(s.file.ks), context_words)
+        smallest = 2 * task
         bounds = [s.start]
         while bounds[-1] < s.stop:
-            rest = s.stop - bounds[-1]
-            size = rest if workers <= 1 else max(smallest, -(-left // (PIECES_PER_WORKER * workers)))
-            if rest <= size * 3 // 2:
-                size = rest
+            rest, first = s.stop - bounds[-1], bounds[-1] == s.start
+            guided = max(smallest, -(-left // (PIECES_PER_WORKER * workers)))
+            if workers <= 1 or (first and rest <= guided * 3 // 2):
+                size = rest  # a whole shard
+            else:
+                size = min(guided, max(smallest, PIECE_TASKS * task))
+                if first:
+                    size = max(smallest, size // 2)
+                if rest <= size * 3 // 2:
+                    size = rest
             bounds.append(bounds[-1] + size)
             left -= size
         count = len(bounds) - 1
