@@ -201,18 +201,20 @@ def test_import_clutrr_does_not_import_ray():
     assert res.stdout.split() == ["False", "False"], res.stderr
 
 
-def test_story_hashes_keep_the_lowest_index_whatever_the_order(tmp_path):
+@pytest.mark.parametrize("buckets", [1, 2])  # one bucket is held in memory, more are files
+def test_story_hashes_keep_the_lowest_index_whatever_the_order(tmp_path, buckets):
     from clutrr.io.dedupe import StoryHashes, hash_records
 
     h = [bytes([i % 3]) * 16 for i in range(9)]  # three stories, each three times
     results = []
     for name, order in (("a", range(9)), ("b", reversed(range(9)))):
-        store = StoryHashes(tmp_path / name, buckets=2)
+        store = StoryHashes(tmp_path / name, buckets=buckets)
         for i in order:
             store.add(hash_records([h[i]], i))
-        dups, keepers = store.take_duplicates(range(2))
+        dups, keepers = store.take_duplicates(range(buckets))
         results.append((dups.tolist(), keepers.tolist()))
-        assert store.take_duplicates(range(2))[0].size == 0, "duplicates leave their bucket"
+        assert store.take_duplicates(range(buckets))[0].size == 0, "duplicates leave their bucket"
+        assert any((tmp_path / name).iterdir()) == (buckets > 1)
     assert results[0] == results[1] == ([3, 4, 5, 6, 7, 8], [0, 1, 2, 0, 1, 2])
 
 

@@ -58,22 +58,37 @@ def sorted_records(rec: np.ndarray) -> np.ndarray:
 
 
 class StoryHashes:
-    """(story hash, global index) pairs in ``buckets`` files under ``folder``."""
+    """(story hash, global index) pairs in ``buckets`` files under ``folder``; a single bucket
+    (a run of up to ROWS_PER_BUCKET rows) is kept in memory instead, no more than its file's read."""
 
     def __init__(self, folder: Path, buckets: int) -> None:
         self.folder = folder
         self.buckets = buckets
         folder.mkdir(parents=True, exist_ok=True)
+        self._held: list[np.ndarray] | None = [] if buckets == 1 else None
 
     def _path(self, b: int) -> Path:
         return self.folder / f"stories-{b:05d}.bin"
 
+    def _read(self, b: int) -> np.ndarray | None:
+        if self._held is not None:
+            return np.concatenate(self._held) if self._held else None
+        path = self._path(b)
+        return np.fromfile(path, dtype=RECORD) if path.exists() else None
+
+    def _keep(self, b: int, rec: np.ndarray) -> None:
+        if self._held is not None:
+            self._held = [rec]
+        else:
+            rec.tofile(self._path(b))
+
     def add(self, records: np.ndarray) -> set[int]:
         """Append records to their buckets; returns the buckets touched."""
-        if self.buckets == 1:  # no split (a run of up to ROWS_PER_BUCKET rows)
-            with open(self._path(0), "ab") as fh:
-                fh.write(records.tobytes())
-            return {0} if len(records) else set()
+        if self._held is not None:
+            if not len(records):
+                return set()
+            self._held.append(records)
+            return {0}
         which = records["h1"] % np.uint64(self.buckets)
         touched = set()
         # the buckets holding records, ascending (np.unique would import numpy.ma: 10 ms of start-up)
@@ -91,10 +106,10 @@ class StoryHashes:
         """
         dups, keepers = [], []
         for b in sorted(buckets):
-            path = self._path(b)
-            if not path.exists():
+            held = self._read(b)
+            if held is None:
                 continue
-            rec = sorted_records(np.fromfile(path, dtype=RECORD))
+            rec = sorted_records(held)
             same = np.zeros(len(rec), dtype=bool)
             same[1:] = (rec["h1"][1:] == rec["h1"][:-1]) & (rec["h2"][1:] == rec["h2"][:-1])
             if not same.any():
@@ -102,7 +117,7 @@ class StoryHashes:
             run_start = np.maximum.accumulate(np.where(~same, np.arange(len(rec)), 0))
             dups.append(rec["g"][same])
             keepers.append(rec["g"][run_start[same]])
-            rec[~same].tofile(path)
+            self._keep(b, rec[~same])
         if not dups:
             return np.empty(0, dtype="<u8"), np.empty(0, dtype="<u8")
         d, k = np.concatenate(dups), np.concatenate(keepers)
