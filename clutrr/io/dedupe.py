@@ -71,8 +71,8 @@ class StoryHashes:
         return self.folder / f"stories-{b:05d}.bin"
 
     def _read(self, b: int) -> np.ndarray | None:
-        if self._held is not None:
-            return np.concatenate(self._held) if self._held else None
+        if self._held is not None:  # one array is not copied (a fresh copy's pages cost more than the sort)
+            return None if not self._held else self._held[0] if len(self._held) == 1 else np.concatenate(self._held)
         path = self._path(b)
         return np.fromfile(path, dtype=RECORD) if path.exists() else None
 
