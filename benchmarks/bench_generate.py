@@ -30,7 +30,8 @@ Besides the table, the default run prints two more sections:
   per CPU-second, against reasoning-gym and compiled against pure (``--builds``).
 - parallel efficiency: two independent ``--workers 1`` runs at the same time (what two cores
   do here) against one ``--workers 2`` run of both their stories, wall time, both timed alike
-  in alternating rounds, with the CPU seconds of each (``--parallel``).
+  in alternating rounds, with the CPU seconds of each (``--parallel``; with ``--builds``, once
+  with each build's wheel, else with whichever clutrr this Python imports).
 - a Ray cluster of two nodes on this machine (one CPU each, started once): the same job on one
   node, then on both once the second has joined, start-up excluded (workers warmed by a small
   job first); the wall-time speed-up of 2 CPUs over 1 and the driver's CPU time as a share
@@ -328,14 +329,14 @@ def _wheel_trees(tmp: str) -> dict[str, str]:
     return trees
 
 
-def builds(rows: int = VERSUS_ROWS, repeats: int = VERSUS_REPEATS) -> None:
-    """The compiled and the pure build side by side with reasoning-gym: items per CPU-second,
-    fresh processes, start-up included, paired rounds, median CPU seconds."""
+def builds(trees: dict[str, str], rows: int = VERSUS_ROWS, repeats: int = VERSUS_REPEATS) -> None:
+    """The compiled and the pure build (unpacked wheels, :func:`_wheel_trees`) side by side with
+    reasoning-gym: items per CPU-second, fresh processes, start-up included, paired rounds,
+    median CPU seconds."""
     if importlib.util.find_spec("reasoning_gym") is None:
         print(f"installing {RG_PIN} into this environment (benchmark only)", flush=True)
         subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", RG_PIN], check=True)
     with tempfile.TemporaryDirectory() as tmp:
-        trees = _wheel_trees(tmp)
         jobs = {"reasoning-gym family_relationships": [sys.executable, "-c", _RG_JOB, str(rows)]}
         for case, args in BUILD_CASES.items():
             for build, tree in trees.items():
@@ -358,10 +359,12 @@ def builds(rows: int = VERSUS_ROWS, repeats: int = VERSUS_REPEATS) -> None:
         print(f"{name:40s} {cpu_s:7.2f} {rows / cpu_s:11.0f} {rows / cpu_s / rg:15.2f}x {versus_pure}", flush=True)
 
 
-def parallel(rows: int, rounds: int = PARALLEL_ROUNDS) -> None:
+def parallel(rows: int, rounds: int = PARALLEL_ROUNDS, python: list[str] | None = None, build: str = "") -> None:
     """``--workers 2`` against the machine's own limit: two independent one-worker runs of ``rows``
     stories at the same time (their combined rate is what two cores do here), and one run of
     ``2 * rows`` with two workers; k=2,3 clean, CSV and JSONL, wall time, start-up included.
+    ``python`` runs clutrr (a wheel folder's, :func:`wheel_tree.tree_python`; by default this
+    Python's, whichever clutrr it imports), and ``build`` names it in the heading.
 
     Both are timed alike (started, then waited for, nothing sampled meanwhile), each after the
     previous outputs are removed and the disk synced (so no run pays for another's writeback),
@@ -369,7 +372,7 @@ def parallel(rows: int, rounds: int = PARALLEL_ROUNDS) -> None:
     (every process of the run, workers included) show what ``--workers 2`` does beyond two runs.
     """
     def command(out: str, n: int, workers: int) -> list[str]:
-        return [sys.executable, "-m", "clutrr.cli", "generate", "--quiet", "--k", "2,3", "--test-k", "none",
+        return [*(python or [sys.executable]), "-m", "clutrr.cli", "generate", "--quiet", "--k", "2,3", "--test-k", "none",
                 "--train-rows", str(n // 2), "--workers", str(workers), "--out", out, "--force"]
 
     def timed(commands: list[list[str]]) -> tuple[float, float]:
@@ -405,7 +408,8 @@ def parallel(rows: int, rounds: int = PARALLEL_ROUNDS) -> None:
     alone, pair_cpu = statistics.median(w for w, _ in pair), statistics.median(c for _, c in pair)
     together, two_cpu = statistics.median(w for w, _ in two), statistics.median(c for _, c in two)
     independent, workers2 = 2 * rows / alone, 2 * rows / together
-    print(f"\nparallel efficiency ({rows:,} stories per single-worker run, k=2,3 clean, csv+jsonl, wall time, "
+    print(f"\nparallel efficiency ({build + ' build, ' if build else ''}{rows:,} stories per single-worker run, "
+          f"k=2,3 clean, csv+jsonl, wall time, "
           f"start-up included; medians of {rounds} alternating rounds; load average before: {load:.2f})")
     print(f"two independent --workers 1 runs at once: {independent:8.0f} stories/wall-s ({alone:.1f} s, "
           f"{pair_cpu:.1f} CPU-s)")
@@ -477,6 +481,19 @@ def count(text: str) -> int:
     return value
 
 
+def both_builds(args, parallel_too: bool) -> None:
+    """Build the compiled and the pure wheel, time both beside reasoning-gym and, with
+    ``parallel_too``, run the parallel section with each."""
+    with tempfile.TemporaryDirectory() as tmp:
+        trees = _wheel_trees(tmp)  # puts build_support on sys.path
+        from wheel_tree import tree_python
+
+        builds(trees, args.builds_rows, args.builds_repeats)
+        if parallel_too:
+            for build, tree in trees.items():
+                parallel(args.parallel_rows, args.parallel_rounds, tree_python(tree), build)
+
+
 def main() -> None:
     parser = Parser(description=__doc__.splitlines()[0])
     parser.add_argument("--case", action="append", choices=sorted(CASES), help="only this case (repeatable)")
@@ -524,11 +541,11 @@ def main() -> None:
     if args.kinship:
         kinship(args.kinship_rows, systems=tuple(args.kinship_systems.split(",")), test_k=args.kinship_test_k)
         return
-    if args.builds or args.parallel:
-        if args.builds:
-            builds(args.builds_rows, args.builds_repeats)
-        if args.parallel:
-            parallel(args.parallel_rows, args.parallel_rounds)
+    if args.builds:
+        both_builds(args, parallel_too=args.parallel)
+        return
+    if args.parallel:
+        parallel(args.parallel_rows, args.parallel_rounds)
         return
     has_ray = importlib.util.find_spec("ray") is not None
     if not (args.versus or args.cluster):
@@ -542,8 +559,7 @@ def main() -> None:
     if not args.cluster:
         versus(args.versus_rows)
     if not (args.versus or args.cluster):
-        builds(args.builds_rows, args.builds_repeats)
-        parallel(args.parallel_rows, args.parallel_rounds)
+        both_builds(args, parallel_too=True)
     if not args.versus:
         if has_ray and psutil is not None:
             cluster(args.cluster_rows)
