@@ -83,7 +83,7 @@ class PlacedPiece:
         self._csv = fmt == "csv"
         self._held: list[bytes] = []
         self._held_bytes = 0
-        self._fd: int | None = None
+        self._file: BinaryIO | None = None  # the shard's file, once the place is known
         self._at = 0
         self._spill: BinaryIO | None = None
         self.size = 0  # bytes of the piece so far
@@ -96,8 +96,8 @@ class PlacedPiece:
 
     def _add(self, data: bytes) -> None:
         self.size += len(data)
-        if self._fd is not None:
-            self._at = write_all(self._fd, data, self._at)
+        if self._file is not None:
+            self._at = write_all(self._file.fileno(), data, self._at)
         elif self._spill is not None:
             self._spill.write(data)
         else:
@@ -115,10 +115,10 @@ class PlacedPiece:
         path.parent.mkdir(parents=True, exist_ok=True)
         # never truncated here: pieces after this one may be in the file already (the driver
         # cuts the file to its size after the last piece)
-        self._fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o644)
+        self._file = os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT, 0o644), "wb", buffering=0)
         self._at = offsets[self._fmt]
         for chunk in self._held:
-            self._at = write_all(self._fd, chunk, self._at)
+            self._at = write_all(self._file.fileno(), chunk, self._at)
         self._held, self._held_bytes, self.placed = [], 0, True
         return True
 
@@ -130,11 +130,11 @@ class PlacedPiece:
 
     def close(self) -> None:
         """Finish: the held bytes go to their place if it is known now, else to the piece file."""
-        if self._fd is None and self._spill is None and not self._place():
+        if self._file is None and self._spill is None and not self._place():
             self._to_piece_file()
-        if self._fd is not None:
-            os.close(self._fd)
-            self._fd = None
+        if self._file is not None:
+            self._file.close()
+            self._file = None
         if self._spill is not None:
             self._spill.close()
             self._spill = None
@@ -145,7 +145,8 @@ class _ShardFile:
 
     def __init__(self, path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
-        self.fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        self.file = os.fdopen(os.open(path, os.O_RDWR | os.O_CREAT, 0o644), "r+b", buffering=0)
+        self.fd = self.file.fileno()
         self.at = 0
         self.hash = hashlib.sha256()
 
@@ -175,9 +176,7 @@ class _ShardFile:
 
     def close(self) -> None:
         """Close the file."""
-        if self.fd >= 0:
-            os.close(self.fd)
-            self.fd = -1
+        self.file.close()
 
 
 class PieceJoiner:
@@ -187,12 +186,12 @@ class PieceJoiner:
     (remote workers or an object store: no format is joined here); ``pieces`` are the run's."""
 
     def __init__(self, work: LocalStore | None, formats: tuple[str, ...], pieces: list[Piece]) -> None:
-        self._work = work or LocalStore(".")
+        self._work = work
         self.formats = tuple(f for f in formats if f in BYTE_PIECES) if work is not None else ()
         self._open: dict[Shard, dict[str, _ShardFile]] = {}
         # one buffer for every read, made on the first piece (most runs cut no shard)
         self._buffer: bytearray | None = None
-        if self.formats:  # sizes written down by an earlier run's pieces would place these wrongly
+        if work is not None and self.formats:  # sizes an earlier run's pieces wrote would misplace these
             for p in pieces:
                 if p.count > 1:
                     work.remove(mf.piece_sizes(p.shard, p.number))
@@ -200,9 +199,11 @@ class PieceJoiner:
     def add(self, piece: Piece, record: dict) -> dict[str, str] | None:
         """Join ``piece`` (the next one of its shard; ``record`` its worker's); the digests by
         format once it was the last."""
-        shard = piece.shard
+        shard, work = piece.shard, self._work
+        if work is None:
+            raise RuntimeError("no local folder to join pieces in")
         if shard not in self._open:
-            self._open[shard] = {fmt: _ShardFile(self._work.path(name))
+            self._open[shard] = {fmt: _ShardFile(work.path(name))
                                  for fmt, name in mf.shard_files(shard, self.formats).items()}
         files = self._open[shard]
         if self._buffer is None:
@@ -212,9 +213,9 @@ class PieceJoiner:
                 joined.read_placed(record["sizes"][fmt], self._buffer)
                 continue
             name = mf.piece_file(shard, piece.number, fmt)
-            with self._work.open(name) as fh:
+            with work.open(name) as fh:
                 joined.copy_in(fh, self._buffer)
-            self._work.remove(name)
+            work.remove(name)
         if piece.number < piece.count - 1:
             return None
         del self._open[shard]
