@@ -134,3 +134,15 @@ def test_a_workers_memory_budget_holds_the_piece_buffers():
     from clutrr.engines.resources import WORKER_MEMORY
 
     assert WORKER_MEMORY >= len(joins.BYTE_PIECES) * joins.PIECE_BUFFER + (20 << 20)
+
+
+@pytest.mark.parametrize("rows, k", [(100_000, (2, 3)), (30_000, (10,)), (3_000, (2, 3))])
+def test_a_cut_shards_pieces_are_short_and_its_first_is_shorter_than_the_second(rows, k):
+    from clutrr.pipeline.spec import PIECE_TASKS, task_size
+
+    spec = DatasetSpec(train_k=k, test_k=(), train_rows=rows)
+    pieces = plan_pieces(plan_shards(spec.logical_files(), 1_000_000), 2)
+    sizes = [p.rows for p in pieces]
+    assert len(sizes) > 2 and sum(sizes) == spec.logical_files()[0].rows
+    assert max(sizes) <= PIECE_TASKS * task_size(max(k)) * 3 // 2  # the last may take the rest
+    assert sizes[0] < sizes[1]  # started together, the second ends after the first

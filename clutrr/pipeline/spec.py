@@ -105,8 +105,8 @@ def plan_pieces(shards: list[Shard], workers: int, context_words: int = 0) -> li
     One worker writes whole shards (nothing to join).
 
     A cut shard's pieces are at most :data:`PIECE_TASKS` tasks long, and its first is half
-    as long as the next, so that each piece ends after the one before it: a piece is held
-    in memory until the pieces before it end (:mod:`clutrr.pipeline.joins`)."""
+    as long as it would be, so that the second, started with it, ends after it: a piece is
+    held in memory until the pieces before it end (:mod:`clutrr.pipeline.joins`)."""
     out: list[Piece] = []
     left = sum(s.rows for s in shards)
     for s in shards:
