@@ -249,6 +249,7 @@ class LocalEngine(Engine):
             return
         processes = list(getattr(pool, "_processes", {}).values())
         writer = getattr(getattr(pool, "_result_queue", None), "_writer", None)  # shutdown drops the queue
+        manager = getattr(pool, "_executor_manager_thread", None)  # ... and the thread
         pool.shutdown(wait=False, cancel_futures=True)
         for proc in processes:  # running tasks are not waited for
             if proc.is_alive():
@@ -263,3 +264,9 @@ class LocalEngine(Engine):
         # end of the pipe gives the reader an end of file instead.
         if writer is not None:
             writer.close()
+        # The pool's manager thread ends once its workers are gone. Waited for here, it is not
+        # still ending when the interpreter exits: CPython 3.11 then wakes every such thread
+        # without a lock, and a wake-up racing the thread's own close failed with EBADF (a
+        # traceback on stderr after the run's one-line error, seen once in CI).
+        if manager is not None:
+            manager.join(5)
