@@ -181,7 +181,7 @@ def big(rows: int, ks: str, workers: int, formats: str) -> None:
 RG_PIN = "reasoning-gym==0.1.25"
 VERSUS_ROWS = 50_000
 VERSUS_REPEATS = 3
-PARALLEL_ROUNDS = 5  # alternating rounds of --parallel: the machine's wall times swing by about 15% between runs
+PARALLEL_ROUNDS = 11  # alternating rounds of --parallel: single rounds spread by about 15% on a 2-core VM (0.87 to 1.04)
 _RG_JOB = """
 import sys, reasoning_gym
 data = reasoning_gym.create_dataset("family_relationships", size=int(sys.argv[1]), seed=1)
