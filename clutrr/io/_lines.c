@@ -240,10 +240,18 @@ typedef struct {
     PyObject *head, *word, *tail;  /* borrowed */
 } Named;
 
+/* t when it is a tuple of n items; NULL with a TypeError saying what it should be otherwise. */
+static PyObject *tuple_of(PyObject *t, Py_ssize_t n, const char *what) {
+    if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != n) {
+        PyErr_SetString(PyExc_TypeError, what);
+        return NULL;
+    }
+    return t;
+}
+
 static int name_fact(PyObject *fact, const People *people, PyObject *names, PyObject *genders, PyObject *flat,
                      Named *named) {
-    if (!PyTuple_Check(fact) || PyTuple_GET_SIZE(fact) != 3) {
-        PyErr_SetString(PyExc_TypeError, "a fact is a tuple of three ints");
+    if (tuple_of(fact, 3, "a fact is a tuple of three ints") == NULL) {
         return -1;
     }
     Py_ssize_t a = story_index(people, PyTuple_GET_ITEM(fact, 0));
@@ -356,12 +364,7 @@ static int put_person(const void *with, Py_ssize_t i) {
 
 /* Story edge i, a tuple (head, predicate, tail, noise kind); NULL with a TypeError otherwise. */
 static PyObject *edge_at(PyObject *edges, Py_ssize_t i) {
-    PyObject *e = PySequence_Fast_GET_ITEM(edges, i);
-    if (!PyTuple_Check(e) || PyTuple_GET_SIZE(e) != 4) {
-        PyErr_SetString(PyExc_TypeError, "an edge is a tuple (head, predicate, tail, noise kind)");
-        return NULL;
-    }
-    return e;
+    return tuple_of(PySequence_Fast_GET_ITEM(edges, i), 4, "an edge is a tuple (head, predicate, tail, noise kind)");
 }
 
 static int put_edge(const void *with, Py_ssize_t i) {
@@ -388,18 +391,12 @@ static int put_edge(const void *with, Py_ssize_t i) {
 
 /* Proof step i, a tuple (goal, fact, fact); NULL with a TypeError otherwise. */
 static PyObject *step_at(PyObject *proof, Py_ssize_t i) {
-    PyObject *step = PySequence_Fast_GET_ITEM(proof, i);
-    if (!PyTuple_Check(step) || PyTuple_GET_SIZE(step) != 3) {
-        PyErr_SetString(PyExc_TypeError, "a proof step is a tuple (goal, fact, fact)");
-        return NULL;
-    }
-    return step;
+    return tuple_of(PySequence_Fast_GET_ITEM(proof, i), 3, "a proof step is a tuple (goal, fact, fact)");
 }
 
 /* The predicate name of a fact (a tuple of three ints, checked). */
 static PyObject *fact_predicate(const Line *line, PyObject *fact) {
-    if (!PyTuple_Check(fact) || PyTuple_GET_SIZE(fact) != 3) {
-        PyErr_SetString(PyExc_TypeError, "a fact is a tuple of three ints");
+    if (tuple_of(fact, 3, "a fact is a tuple of three ints") == NULL) {
         return NULL;
     }
     Py_ssize_t p = PyLong_AsSsize_t(PyTuple_GET_ITEM(fact, 1));
